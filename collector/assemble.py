@@ -1,0 +1,122 @@
+"""Assemble spans into traces: the query, the nodes and the response sit on different spans.
+
+A trace closes when its root span has arrived (OTLP exports only ended spans) and no span came
+for `quiet_period_s`, or when it reaches `max_age_s` or `max_spans_per_trace`. When the buffer is
+full the oldest trace is closed early (`evicted`): it is still extracted and counted, never
+silently dropped. Each trace carries the acknowledgements of the source records that fed it, so
+a record's offset is committed only when every trace it contributed to is done.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+from collector.spans import Span
+
+
+class Ack(Protocol):
+    """A hold on a source record: released once per trace the record contributed to."""
+
+    def hold(self) -> None: ...
+
+    def release(self) -> None: ...
+
+
+class AssemblyConfig(BaseModel):
+    quiet_period_s: float = Field(5.0, ge=0, description="Quiet time after the root span before closing.")
+    max_age_s: float = Field(60.0, gt=0, description="Close a trace this long after its first span.")
+    max_spans_per_trace: int = Field(1000, ge=1)
+    max_traces: int = Field(20_000, ge=1, description="Traces buffered at once; the oldest is evicted.")
+    max_spans: int = Field(200_000, ge=1, description="Spans buffered at once; the oldest trace is evicted.")
+
+
+@dataclass(slots=True)
+class AssembledTrace:
+    trace_id: str
+    spans: list[Span]
+    acks: list[Ack]
+    close_reason: str  # quiet, max_age, max_spans, evicted, shutdown
+    first_seen: float = 0.0
+
+    def release(self) -> None:
+        for ack in self.acks:
+            ack.release()
+        self.acks = []
+
+
+@dataclass(slots=True)
+class _Pending:
+    spans: list[Span] = field(default_factory=list)
+    acks: list[Ack] = field(default_factory=list)
+    first_seen: float = 0.0
+    last_seen: float = 0.0
+    has_root: bool = False
+
+
+class TraceAssembler:
+    """Not thread-safe: the pipeline calls it from one thread."""
+
+    def __init__(self, config: AssemblyConfig | None = None) -> None:
+        self.config = config or AssemblyConfig()
+        self._pending: dict[str, _Pending] = {}  # insertion order = first seen
+        self._span_count = 0
+        self._closed: list[AssembledTrace] = []
+
+    def __len__(self) -> int:
+        return len(self._pending)
+
+    @property
+    def span_count(self) -> int:
+        return self._span_count
+
+    def add(self, spans: Iterable[Span], ack: Ack, now: float) -> None:
+        """Buffer spans; `ack` is held once for every distinct trace they belong to."""
+        touched: set[str] = set()
+        for span in spans:
+            pending = self._pending.get(span.trace_id)
+            if pending is None:
+                self._make_room(now)
+                pending = self._pending[span.trace_id] = _Pending(first_seen=now)
+            pending.spans.append(span)
+            pending.last_seen = now
+            pending.has_root = pending.has_root or span.is_root
+            self._span_count += 1
+            if span.trace_id not in touched:
+                touched.add(span.trace_id)
+                ack.hold()
+                pending.acks.append(ack)
+            if len(pending.spans) >= self.config.max_spans_per_trace:
+                self._close(span.trace_id, "max_spans")
+
+    def expire(self, now: float) -> list[AssembledTrace]:
+        """Pop every trace that is complete at `now` (plus any closed early by `add`)."""
+        quiet, max_age = self.config.quiet_period_s, self.config.max_age_s
+        for trace_id, pending in list(self._pending.items()):
+            if pending.has_root and now - pending.last_seen >= quiet:
+                self._close(trace_id, "quiet")
+            elif now - pending.first_seen >= max_age:
+                self._close(trace_id, "max_age")
+        closed, self._closed = self._closed, []
+        return closed
+
+    def drain(self) -> list[AssembledTrace]:
+        """Close everything (shutdown)."""
+        for trace_id in list(self._pending):
+            self._close(trace_id, "shutdown")
+        closed, self._closed = self._closed, []
+        return closed
+
+    def _make_room(self, now: float) -> None:
+        while self._pending and (
+            len(self._pending) >= self.config.max_traces or self._span_count >= self.config.max_spans
+        ):
+            self._close(next(iter(self._pending)), "evicted")
+
+    def _close(self, trace_id: str, reason: str) -> None:
+        pending = self._pending.pop(trace_id)
+        self._span_count -= len(pending.spans)
+        self._closed.append(AssembledTrace(trace_id, pending.spans, pending.acks, reason, pending.first_seen))

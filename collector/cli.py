@@ -1,0 +1,112 @@
+"""`ragpulse` command line: run, demo, eval, replay, check-config."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import ValidationError
+
+from collector import __version__
+
+if TYPE_CHECKING:
+    from collector.config import Settings
+
+logger = logging.getLogger("ragpulse")
+
+
+def _settings_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", type=Path, help="YAML config file (RAGPULSE_* env vars override it)")
+    parser.add_argument("--kafka-bootstrap", dest="kafka.bootstrap_servers", help="consume from this Kafka")
+    parser.add_argument(
+        "--topic", dest="kafka.topic", help="Kafka topic with OTLP spans (default otlp_spans)"
+    )
+    parser.add_argument("--group-id", dest="kafka.group_id", help="Kafka consumer group (default ragpulse)")
+    parser.add_argument("--otlp-port", dest="otlp_port", type=int, help="embedded OTLP/HTTP receiver port")
+    parser.add_argument(
+        "--metrics-port", dest="metrics_port", type=int, help="/metrics, /healthz, /readyz port"
+    )
+    parser.add_argument(
+        "--quiet-period", dest="assembly.quiet_period_s", type=float, help="seconds (default 5)"
+    )
+    parser.add_argument("--judge-base-url", dest="judge.base_url", help="OpenAI-compatible judge endpoint")
+    parser.add_argument("--judge-model", dest="judge.model", help="judge model name")
+    parser.add_argument(
+        "--log-records", dest="log_records", action="store_const", const=True, help="log every RagRecord"
+    )
+
+
+def _load(args: argparse.Namespace) -> Settings:
+    from collector.config import load_settings
+
+    overrides = {
+        k: v for k, v in vars(args).items() if "." in k or k in ("otlp_port", "metrics_port", "log_records")
+    }
+    return load_settings(args.config, **overrides)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from collector.service import build, serve
+
+    service = build(_load(args))
+    asyncio.run(serve(service))
+    return 0
+
+
+def cmd_check_config(args: argparse.Namespace) -> int:
+    settings = _load(args)
+    print(settings.model_dump_json(indent=2))  # SecretStr fields print as '**********'
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from collector.demo import run_demo
+
+    return run_demo(args)
+
+
+def cmd_eval(argv: list[str]) -> int:
+    from evaluators.cli import main as eval_main
+
+    return eval_main(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["eval"]:  # the evaluators library owns its own arguments
+        return cmd_eval(argv[1:])
+    parser = argparse.ArgumentParser(prog="ragpulse", description="Observability sidecar for RAG services.")
+    parser.add_argument("--version", action="version", version=f"ragpulse {__version__}")
+    parser.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING (default INFO)")
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="run the sidecar (Kafka consumer or embedded OTLP receiver)")
+    _settings_args(run)
+    run.set_defaults(handler=cmd_run)
+    check = commands.add_parser("check-config", help="validate and print the effective configuration")
+    _settings_args(check)
+    check.set_defaults(handler=cmd_check_config)
+    demo = commands.add_parser("demo", help="everything in one process: synthetic RAG traffic, offline judge")
+    _settings_args(demo)
+    demo.add_argument("--duration", type=float, help="stop after this many seconds (default: until Ctrl-C)")
+    demo.add_argument("--rate", type=float, default=5.0, help="synthetic requests per second (default 5)")
+    demo.set_defaults(handler=cmd_demo)
+    commands.add_parser("eval", help="batch-evaluate a JSONL/JSON/CSV file of test cases (see eval --help)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=args.log_level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    try:
+        return args.handler(args)
+    except (ValidationError, FileNotFoundError) as exc:
+        print(f"ragpulse: configuration error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,134 @@
+"""Decode Kafka record values / OTLP request bodies into `TracesData`.
+
+The OTel Collector's kafkaexporter writes `otlp_proto` (an `ExportTraceServiceRequest`, which is
+byte-identical to `TracesData`) or `otlp_json` (its JSON mapping, where ids are hex strings, not
+base64 as protobuf's generic JSON mapping expects). Failures raise `DecodeError` with a
+low-cardinality `reason`, used as the dead-letter header and the counter label.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import zlib
+from enum import StrEnum
+from typing import Any
+
+from google.protobuf import json_format
+from google.protobuf.message import DecodeError as ProtobufDecodeError
+from opentelemetry.proto.trace.v1 import trace_pb2
+
+
+class Encoding(StrEnum):
+    AUTO = "auto"
+    OTLP_PROTO = "otlp_proto"
+    OTLP_JSON = "otlp_json"
+
+
+class DecodeError(Exception):
+    """A record that cannot be decoded; `reason` is a fixed, low-cardinality word."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
+_ID_KEYS = frozenset({"traceId", "spanId", "parentSpanId", "trace_id", "span_id", "parent_span_id"})
+
+
+def decode(
+    payload: bytes, encoding: Encoding = Encoding.AUTO, max_bytes: int | None = None
+) -> trace_pb2.TracesData:
+    """Decode one record or request body; `max_bytes` bounds the (decompressed) size."""
+    if max_bytes is not None and len(payload) > max_bytes:
+        raise DecodeError("too_large", f"{len(payload)} bytes > limit {max_bytes}")
+    if encoding is Encoding.AUTO:
+        encoding = Encoding.OTLP_JSON if payload.lstrip()[:1] in (b"{", b"[") else Encoding.OTLP_PROTO
+    if encoding is Encoding.OTLP_PROTO:
+        return _decode_proto(payload)
+    return _decode_json(payload)
+
+
+def _decode_proto(payload: bytes) -> trace_pb2.TracesData:
+    try:
+        return trace_pb2.TracesData.FromString(payload)
+    except ProtobufDecodeError as exc:
+        reason = "invalid_utf8" if "UTF-8" in str(exc) else "malformed_protobuf"
+        raise DecodeError(reason, str(exc)) from None
+
+
+def _decode_json(payload: bytes) -> trace_pb2.TracesData:
+    try:
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DecodeError("invalid_utf8", str(exc)) from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DecodeError("malformed_json", str(exc)) from None
+    if not isinstance(document, dict):
+        raise DecodeError("malformed_json", "top level is not an object")
+    try:
+        _hex_ids_to_base64(document)
+        return json_format.ParseDict(document, trace_pb2.TracesData(), ignore_unknown_fields=True)
+    except (json_format.ParseError, ValueError, TypeError) as exc:
+        raise DecodeError("malformed_json", str(exc)) from None
+
+
+def _hex_ids_to_base64(node: Any) -> None:
+    """OTLP/JSON encodes trace and span ids as hex; protobuf's JSON parser expects base64."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in _ID_KEYS and isinstance(value, str):
+                try:
+                    node[key] = base64.b64encode(bytes.fromhex(value)).decode()
+                except ValueError:
+                    raise ValueError(f"{key} is not hex: {value[:40]!r}") from None
+            else:
+                _hex_ids_to_base64(value)
+    elif isinstance(node, list):
+        for item in node:
+            _hex_ids_to_base64(item)
+
+
+def decompress(body: bytes, content_encoding: str | None, max_bytes: int) -> bytes:
+    """Inflate a gzip/deflate HTTP body without ever holding more than `max_bytes` of output."""
+    encoding = (content_encoding or "identity").strip().lower()
+    if encoding in ("", "identity"):
+        return body
+    if encoding not in ("gzip", "deflate"):
+        raise DecodeError("unsupported_encoding", f"Content-Encoding {encoding!r}")
+    wbits = 16 + zlib.MAX_WBITS if encoding == "gzip" else zlib.MAX_WBITS
+    inflater = zlib.decompressobj(wbits)
+    try:
+        out = inflater.decompress(body, max_bytes + 1)
+    except zlib.error as exc:
+        raise DecodeError("malformed_compression", str(exc)) from None
+    if len(out) > max_bytes:
+        raise DecodeError("too_large", f"decompressed body over limit {max_bytes}")
+    if not inflater.eof:
+        raise DecodeError("malformed_compression", "truncated compressed body")
+    return out
+
+
+def encode_json(traces: trace_pb2.TracesData) -> bytes:
+    """OTLP/JSON (hex ids), as the kafkaexporter's `otlp_json` encoding writes it."""
+    document = json_format.MessageToDict(traces)
+    _base64_ids_to_hex(document)
+    return json.dumps(document, separators=(",", ":")).encode()
+
+
+def _base64_ids_to_hex(node: Any) -> None:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in _ID_KEYS and isinstance(value, str):
+                node[key] = base64.b64decode(value).hex()
+            else:
+                _base64_ids_to_hex(value)
+    elif isinstance(node, list):
+        for item in node:
+            _base64_ids_to_hex(item)
+
+
+__all__ = ["DecodeError", "Encoding", "decode", "decompress", "encode_json"]

@@ -1,0 +1,228 @@
+"""The evaluate processor: RagRecord -> evaluators test case -> judge -> `Evaluation`s.
+
+It owns what sits between the pipeline and the judge: choosing the judge (offline by default, an
+OpenAI-compatible endpoint when configured, or the cascade of both), counting every judge request
+in Prometheus, and a circuit breaker that stops calling a failing judge for a while.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+
+import openai
+
+from collector.config import JudgeConfig, Settings
+from collector.exporters.kafka_results import KafkaResultsConfig, KafkaResultsExporter
+from collector.exporters.otel_spans import OtelExportConfig, OtelSpanExporter
+from collector.exporters.prometheus import PrometheusExporter
+from collector.metrics import (
+    CASCADE,
+    CIRCUIT_OPEN,
+    DROPPED,
+    JUDGE_COST,
+    JUDGE_LATENCY,
+    JUDGE_REQUESTS,
+    JUDGE_TOKENS,
+    LabelPolicy,
+)
+from collector.pipeline import EvaluationConfig, Spend
+from collector.records import RagRecord
+from collector.results import Evaluation, Outcome
+from collector.sampling import Sampler, SamplingConfig
+from evaluators import CallRecord, Judge, Metric, MetricResult, OpenAIJudge, Price, TestCase, a_evaluate_case
+from evaluators import create_metric as create_evaluator_metric
+
+logger = logging.getLogger(__name__)
+
+_CALL_OUTCOMES = {"ok": "ok", "cached": "ok", "rate_limited": "rate_limited", "timeout": "timeout"}
+_CASCADE_METRICS = frozenset({"faithfulness", "hallucination"})
+
+
+class CircuitBreaker:
+    """Opens after `failures` consecutive failed judge requests; half-opens after `cooldown_s`."""
+
+    def __init__(self, failures: int = 5, cooldown_s: float = 30.0) -> None:
+        self.failures, self.cooldown_s = failures, cooldown_s
+        self._consecutive = 0
+        self._opened_at: float | None = None
+
+    def allow(self, now: float) -> bool:
+        if self._opened_at is None:
+            return True
+        if now - self._opened_at >= self.cooldown_s:  # half-open: let the next record probe the judge
+            self._opened_at = None
+            self._consecutive = self.failures - 1
+            CIRCUIT_OPEN.set(0)
+            return True
+        return False
+
+    def record(self, ok: bool, now: float) -> None:
+        self._consecutive = 0 if ok else self._consecutive + 1
+        if self._consecutive >= self.failures and self._opened_at is None:
+            self._opened_at = now
+            CIRCUIT_OPEN.set(1)
+            logger.warning(
+                "judge circuit breaker open for %.0fs after %d failures", self.cooldown_s, self.failures
+            )
+
+
+def count_judge_call(call: CallRecord) -> None:
+    """The `on_call` hook of OpenAIJudge: one Prometheus count per HTTP request."""
+    outcome = _CALL_OUTCOMES.get(call.outcome, "invalid" if call.outcome == "invalid_output" else "error")
+    JUDGE_REQUESTS.labels(call.judge, call.model, outcome).inc()
+    if call.outcome != "cached":
+        JUDGE_LATENCY.observe(call.latency_s)
+    JUDGE_TOKENS.labels(call.judge, call.model, "prompt").inc(call.prompt_tokens)
+    JUDGE_TOKENS.labels(call.judge, call.model, "completion").inc(call.completion_tokens)
+    JUDGE_COST.inc(call.cost_usd)
+
+
+def build_llm_judge(config: JudgeConfig, breaker: CircuitBreaker | None = None) -> OpenAIJudge:
+    def on_call(call: CallRecord) -> None:
+        count_judge_call(call)
+        if breaker is not None and call.outcome != "cached":
+            breaker.record(call.outcome == "ok", time.monotonic())
+
+    client = openai.AsyncOpenAI(
+        base_url=config.base_url, api_key=config.resolved_api_key() or "unset", max_retries=0
+    )
+    prices = {model: Price(p, c) for model, (p, c) in config.prices_per_million.items()} or None
+    return OpenAIJudge(
+        config.model,
+        client=client,
+        timeout_s=config.timeout_s,
+        max_retries=config.max_retries,
+        prices=prices,
+        on_call=on_call,
+    )
+
+
+def build_offline_judge() -> Judge:
+    from evaluators.offline import OfflineJudge
+
+    return OfflineJudge()
+
+
+def to_case(record: RagRecord) -> TestCase:
+    contexts = [node.text for node in record.nodes]
+    return TestCase(
+        input=record.query,
+        actual_output=record.response,
+        retrieval_context=contexts or None,
+        expected_output=record.expected_output,
+        # Without ground-truth contexts, hallucination is judged against what was retrieved.
+        context=list(record.reference_contexts) or contexts or None,
+        id=record.trace_id,
+    )
+
+
+class RecordEvaluator:
+    def __init__(
+        self,
+        judge: Judge,
+        metric_options: dict[str, dict[str, object]] | None = None,
+        escalate_to: Judge | None = None,
+        band: tuple[float, float] = (0.25, 0.75),
+        breaker: CircuitBreaker | None = None,
+    ) -> None:
+        self.judge, self.escalate_to, self.band, self.breaker = judge, escalate_to, band, breaker
+        self._options = metric_options or {}
+        self._metrics: dict[str, Metric] = {}
+
+    def metric(self, name: str) -> Metric:
+        if name not in self._metrics:
+            self._metrics[name] = create_evaluator_metric(name, **self._options.get(name, {}))
+        return self._metrics[name]
+
+    async def evaluate(self, record: RagRecord, metrics: Sequence[str]) -> tuple[list[Evaluation], Spend]:
+        llm = self.escalate_to if self.escalate_to is not None else self.judge
+        if self.breaker is not None and llm is not None and not self.breaker.allow(time.monotonic()):
+            DROPPED.labels("circuit_open").inc(len(metrics))
+            return [], Spend()
+        case = to_case(record)
+        first = await a_evaluate_case(
+            case, [self.metric(m) for m in metrics], self.judge, case_id=record.trace_id
+        )
+        results = {r.name: (r, self.judge) for r in first.results}
+        spend = Spend(first.usage.prompt_tokens + first.usage.completion_tokens, first.usage.cost_usd)
+        if self.escalate_to is not None:
+            doubtful = [name for name, (r, _) in results.items() if self._doubtful(r)]
+            for name in results:
+                if name in _CASCADE_METRICS and name not in doubtful:
+                    CASCADE.labels("offline_only").inc()
+            if doubtful:
+                CASCADE.labels("escalated").inc(len(doubtful))
+                second = await a_evaluate_case(case, [self.metric(m) for m in doubtful], self.escalate_to)
+                results.update({r.name: (r, self.escalate_to) for r in second.results})
+                usage = second.usage
+                spend = Spend(
+                    spend.tokens + usage.prompt_tokens + usage.completion_tokens, spend.usd + usage.cost_usd
+                )
+        return [_evaluation(result, judge) for result, judge in results.values()], spend
+
+    def _doubtful(self, result: MetricResult) -> bool:
+        if result.name not in _CASCADE_METRICS:
+            return False
+        if result.score is None:
+            return result.outcome == "error"
+        low, high = self.band
+        return low <= result.score <= high
+
+
+def _evaluation(result: MetricResult, judge: Judge) -> Evaluation:
+    return Evaluation(
+        metric=result.name,
+        outcome=Outcome(result.outcome.value),
+        score=result.score,
+        reason=result.reason,
+        threshold=result.threshold,
+        lower_is_better=result.lower_is_better,
+        judge=judge.info.judge,
+        judge_model=judge.info.model,
+        duration_s=result.duration_s,
+    )
+
+
+def build_evaluation_stages(
+    settings: Settings, services: LabelPolicy, routes: LabelPolicy
+) -> dict[str, object]:
+    """The sampler, the record evaluator and the exporters, as `Pipeline` keyword arguments."""
+    judge_config = settings.judge
+    breaker = CircuitBreaker()
+    if judge_config.base_url is None:
+        evaluator = RecordEvaluator(build_offline_judge(), settings.metrics.options)
+    elif judge_config.cascade:
+        evaluator = RecordEvaluator(
+            build_offline_judge(),
+            settings.metrics.options,
+            build_llm_judge(judge_config, breaker),
+            judge_config.cascade_band,
+            breaker,
+        )
+    else:
+        evaluator = RecordEvaluator(
+            build_llm_judge(judge_config, breaker), settings.metrics.options, breaker=breaker
+        )
+    exporters: list[object] = [PrometheusExporter(services, routes)]
+    if settings.otel_export.endpoint:
+        exporters.append(OtelSpanExporter(settings.otel_export))
+    if settings.results.bootstrap_servers:
+        exporters.append(KafkaResultsExporter(settings.results))
+    return {
+        "sampler": Sampler(settings.sampling),
+        "evaluator": evaluator,
+        "exporters": exporters,
+        "config": settings.evaluation,
+    }
+
+
+__all__ = [
+    "EvaluationConfig",
+    "KafkaResultsConfig",
+    "OtelExportConfig",
+    "RecordEvaluator",
+    "SamplingConfig",
+    "build_evaluation_stages",
+]

@@ -1,0 +1,122 @@
+"""Evaluation results as JSON on a Kafka topic, for warehouses, notebooks and other consumers.
+
+One record per metric per trace, keyed by the trace id, so every result of a trace lands on the
+same partition in order and a compacting or joining consumer can key on it. Sends are
+asynchronous (the producer batches); failures are logged and counted, never raised, so a slow or
+absent results topic cannot stall evaluation.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from kafka import KafkaProducer
+from kafka.errors import KafkaError
+from pydantic import BaseModel, Field
+
+from collector import __version__
+from collector.metrics import EXPORT_ERRORS
+from collector.records import RagRecord
+from collector.results import Evaluation, Outcome
+
+logger = logging.getLogger(__name__)
+
+CONTENT_TYPE_HEADER = ("content-type", b"application/json")
+
+
+class KafkaResultsConfig(BaseModel):
+    bootstrap_servers: str | None = Field(None, description="host:port[,host:port]; unset = disabled.")
+    topic: str = "ragpulse_evaluations"
+    options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Passed to kafka-python's KafkaProducer untouched: acks, linger_ms, compression_type, "
+        "security_protocol, sasl_*, ssl_*, client_id, ...",
+    )
+
+
+def rfc3339(unix_s: float) -> str:
+    return datetime.fromtimestamp(unix_s, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def result_document(record: RagRecord, evaluation: Evaluation, evaluated_at: float) -> dict[str, Any]:
+    """The JSON value of one result record (stable field names: consumers depend on them)."""
+    measured = evaluation.outcome in (Outcome.PASSED, Outcome.FAILED)
+    return {
+        "trace_id": record.trace_id,
+        "span_id": record.anchor_span_id,
+        "metric": evaluation.metric,
+        "score": evaluation.score,
+        "outcome": evaluation.outcome.value,
+        "passed": evaluation.outcome is Outcome.PASSED if measured else None,
+        "reason": evaluation.reason,
+        "threshold": evaluation.threshold,
+        "lower_is_better": evaluation.lower_is_better,
+        "judge": evaluation.judge,
+        "judge_model": evaluation.judge_model,
+        "duration_s": evaluation.duration_s,
+        "service": record.service,
+        "route": record.route,
+        "model": record.model,
+        "evaluated_at": rfc3339(evaluated_at),
+        "ragpulse_version": __version__,
+    }
+
+
+class KafkaResultsExporter:
+    name = "kafka"
+
+    def __init__(self, config: KafkaResultsConfig, clock: Callable[[], float] = time.time) -> None:
+        if not config.bootstrap_servers:
+            raise ValueError("the Kafka results exporter needs bootstrap_servers")
+        self.config = config
+        self._clock = clock
+        # Raises NoBrokersAvailable at start when the brokers cannot be reached: a clear error early.
+        self._producer = KafkaProducer(bootstrap_servers=config.bootstrap_servers, **config.options)
+        self._closed = False
+
+    def export(self, record: RagRecord, evaluations: Sequence[Evaluation]) -> None:
+        if self._closed:
+            return
+        evaluated_at = self._clock()
+        key = record.trace_id.encode()
+        for evaluation in evaluations:
+            value = json.dumps(result_document(record, evaluation, evaluated_at), ensure_ascii=False)
+            try:
+                future = self._producer.send(
+                    self.config.topic, key=key, value=value.encode(), headers=[CONTENT_TYPE_HEADER]
+                )
+            except KafkaError as exc:
+                self._failed(record, evaluation, exc)
+                continue
+            future.add_errback(self._failed, record, evaluation)
+
+    def _failed(self, record: RagRecord, evaluation: Evaluation, exc: BaseException) -> None:
+        EXPORT_ERRORS.labels("kafka").inc()
+        logger.warning(
+            "result not written to %s: trace=%s metric=%s: %r",
+            self.config.topic,
+            record.trace_id,
+            evaluation.metric,
+            exc,
+        )
+
+    def force_flush(self, timeout_s: float = 10.0) -> bool:
+        """True when every buffered record was handed to the broker (failures are counted apart)."""
+        if self._closed:
+            return True
+        try:
+            self._producer.flush(timeout=timeout_s)
+        except KafkaError as exc:
+            logger.warning("results flush to %s did not finish: %r", self.config.topic, exc)
+            return False
+        return True
+
+    def shutdown(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._producer.close(timeout=10)

@@ -1,0 +1,172 @@
+"""Evaluation spans in the evaluated trace, so the tracing backend shows each score beside the answer.
+
+One span per metric, child of the record's anchor span (the span that carried the response) and
+linked to it, with the OTel GenAI evaluation attributes and a `gen_ai.evaluation.result` event.
+The exporter has its own TracerProvider: the global one belongs to whoever embeds ragpulse, and
+evaluation spans must be exported even when the app's own sampler would drop them (they were
+already sampled by ragpulse), hence ALWAYS_ON.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from typing import Literal
+
+from opentelemetry import trace
+from opentelemetry.context import Context
+from opentelemetry.exporter.otlp.proto.http import Compression
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.resources import SERVICE_NAME, SERVICE_VERSION, Resource
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.sampling import ALWAYS_ON
+from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, SpanKind, Status, StatusCode, TraceFlags
+from pydantic import BaseModel, Field, SecretStr
+
+from collector import __version__
+from collector.exporters import score_label
+from collector.metrics import EXPORT_ERRORS
+from collector.records import RagRecord
+from collector.results import Evaluation, Outcome
+
+logger = logging.getLogger(__name__)
+
+EVALUATION_EVENT = "gen_ai.evaluation.result"
+
+
+class OtelExportConfig(BaseModel):
+    endpoint: str | None = Field(
+        None, description="OTLP/HTTP traces URL, e.g. http://127.0.0.1:4318/v1/traces; unset = disabled."
+    )
+    headers: dict[str, SecretStr] = Field(
+        default_factory=dict, description="Sent with every request (e.g. an auth token); never logged."
+    )
+    timeout_s: float = Field(10.0, gt=0, description="Per export request, retries included.")
+    compression: Literal["none", "gzip"] = "none"
+    max_explanation_chars: int = Field(1000, ge=0, description="Longer judge reasons are truncated.")
+    schedule_delay_s: float = Field(1.0, gt=0, description="Batching delay of the BatchSpanProcessor.")
+    max_queue_size: int = Field(
+        8192, ge=1, description="Spans buffered for export; beyond it the SDK drops (and logs) spans."
+    )
+    max_export_batch_size: int = Field(512, ge=1, description="Spans per OTLP request.")
+
+
+class _CountingExporter(SpanExporter):
+    """Counts what the OTLP exporter gave up on (it already logs why), in `ragpulse_export_errors`."""
+
+    def __init__(self, inner: SpanExporter) -> None:
+        self._inner = inner
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        try:
+            result = self._inner.export(spans)
+        except Exception:
+            logger.exception("OTLP export of %d evaluation spans failed", len(spans))
+            result = SpanExportResult.FAILURE
+        if result is not SpanExportResult.SUCCESS:
+            EXPORT_ERRORS.labels("otlp").inc(len(spans))
+        return result
+
+    def shutdown(self) -> None:
+        self._inner.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30_000) -> bool:
+        return self._inner.force_flush(timeout_millis)
+
+
+def evaluation_attributes(evaluation: Evaluation, max_explanation_chars: int) -> dict[str, str | float]:
+    """The attributes shared by the evaluation span and its event.
+
+    The judge goes under `ragpulse.judge*`, not `gen_ai.request.model`: dashboards sum that
+    attribute over the app's own model calls, and an evaluation span is not one of them.
+    """
+    attributes: dict[str, str | float] = {
+        "gen_ai.evaluation.name": evaluation.metric,
+        "gen_ai.evaluation.score.label": score_label(evaluation.outcome),
+        "gen_ai.evaluation.explanation": evaluation.reason[:max_explanation_chars],
+        "ragpulse.evaluation.threshold": evaluation.threshold,
+        "ragpulse.evaluation.lower_is_better": evaluation.lower_is_better,
+        "ragpulse.judge": evaluation.judge,
+        "ragpulse.judge.model": evaluation.judge_model,
+        "ragpulse.version": __version__,
+    }
+    if evaluation.score is not None:
+        attributes["gen_ai.evaluation.score.value"] = evaluation.score
+    if evaluation.outcome is Outcome.ERROR:
+        attributes["error.type"] = "evaluation_error"
+    return attributes
+
+
+class OtelSpanExporter:
+    name = "otlp"
+
+    def __init__(self, config: OtelExportConfig) -> None:
+        self.config = config
+        self._provider: TracerProvider | None = None
+        if config.endpoint is None:
+            return
+        otlp = OTLPSpanExporter(
+            endpoint=config.endpoint,
+            headers={key: value.get_secret_value() for key, value in config.headers.items()},
+            timeout=config.timeout_s,
+            compression=Compression.Gzip if config.compression == "gzip" else Compression.NoCompression,
+        )
+        resource = Resource.create({SERVICE_NAME: "ragpulse", SERVICE_VERSION: __version__})
+        self._provider = TracerProvider(resource=resource, sampler=ALWAYS_ON)
+        processor = BatchSpanProcessor(
+            _CountingExporter(otlp),
+            max_queue_size=config.max_queue_size,
+            schedule_delay_millis=config.schedule_delay_s * 1000,
+            max_export_batch_size=min(config.max_export_batch_size, config.max_queue_size),
+        )
+        self._provider.add_span_processor(processor)
+        self._tracer = self._provider.get_tracer("ragpulse", __version__)
+
+    @property
+    def enabled(self) -> bool:
+        return self._provider is not None
+
+    def export(self, record: RagRecord, evaluations: Sequence[Evaluation]) -> None:
+        if self._provider is None or not evaluations:
+            return
+        try:
+            anchor = SpanContext(
+                trace_id=int(record.trace_id, 16),
+                span_id=int(record.anchor_span_id, 16),
+                is_remote=True,
+                trace_flags=TraceFlags(TraceFlags.SAMPLED),
+            )
+        except ValueError:
+            logger.warning(
+                "no evaluation spans: bad trace/span id %r/%r", record.trace_id, record.anchor_span_id
+            )
+            EXPORT_ERRORS.labels("otlp").inc(len(evaluations))
+            return
+        parent = trace.set_span_in_context(NonRecordingSpan(anchor))
+        end_ns = time.time_ns()
+        for evaluation in evaluations:
+            self._export_one(evaluation, anchor, parent, end_ns)
+
+    def _export_one(self, evaluation: Evaluation, anchor: SpanContext, parent: Context, end_ns: int) -> None:
+        attributes = evaluation_attributes(evaluation, self.config.max_explanation_chars)
+        span = self._tracer.start_span(
+            f"evaluation {evaluation.metric}",
+            context=parent,
+            kind=SpanKind.INTERNAL,
+            attributes=attributes,
+            links=[Link(anchor)],
+            start_time=end_ns - int(max(evaluation.duration_s, 0.0) * 1e9),
+        )
+        span.add_event(EVALUATION_EVENT, attributes=attributes, timestamp=end_ns)
+        if evaluation.outcome is Outcome.ERROR:
+            span.set_status(Status(StatusCode.ERROR, evaluation.reason[: self.config.max_explanation_chars]))
+        span.end(end_time=end_ns)
+
+    def force_flush(self, timeout_s: float = 10.0) -> bool:
+        return True if self._provider is None else self._provider.force_flush(int(timeout_s * 1000))
+
+    def shutdown(self) -> None:
+        if self._provider is not None:
+            self._provider.shutdown()

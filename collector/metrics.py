@@ -1,0 +1,128 @@
+"""Every Prometheus metric ragpulse exports, declared once (names from DESIGN.md).
+
+The hot path is `METRIC.labels(...).inc()`. Free-text label values (service, route, model) pass
+through `LabelPolicy.bound`, so a misbehaving app can never create unbounded series.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+REGISTRY = CollectorRegistry(auto_describe=True)
+OTHER = "other"
+
+SCORE_BUCKETS = tuple(round(0.05 * i, 2) for i in range(1, 21))
+LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
+
+BUILD_INFO = Gauge("ragpulse_build_info", "ragpulse version (always 1).", ["version"], registry=REGISTRY)
+
+# Scores
+EVALUATION_SCORE = Histogram(
+    "ragpulse_evaluation_score",
+    "Evaluation scores (0..1) per metric; exemplars link to the trace.",
+    ["metric", "service", "route"],
+    buckets=SCORE_BUCKETS,
+    registry=REGISTRY,
+)
+EVALUATIONS = Counter(
+    "ragpulse_evaluations",
+    "Evaluations by outcome (passed, failed, error, unmeasured).",
+    ["metric", "service", "route", "outcome"],
+    registry=REGISTRY,
+)
+
+# Pipeline
+SPANS_RECEIVED = Counter(
+    "ragpulse_spans_received", "Spans decoded, by source.", ["source"], registry=REGISTRY
+)
+TRACES = Counter(
+    "ragpulse_traces",
+    "Traces by assembly state (assembled, evicted, extracted, no_rag_data, invalid).",
+    ["state"],
+    registry=REGISTRY,
+)
+SAMPLING_DECISIONS = Counter(
+    "ragpulse_sampling_decisions", "Sampling decisions by outcome.", ["decision"], registry=REGISTRY
+)
+DROPPED = Counter(
+    "ragpulse_dropped", "Records or evaluations not evaluated, by reason.", ["reason"], registry=REGISTRY
+)
+DEAD_LETTERS = Counter(
+    "ragpulse_dead_letters", "Bad input set aside, by reason.", ["reason"], registry=REGISTRY
+)
+QUEUE_DEPTH = Gauge("ragpulse_queue_depth", "Records waiting for evaluation.", registry=REGISTRY)
+ASSEMBLY_TRACES = Gauge("ragpulse_assembly_traces", "Traces buffered in the assembler.", registry=REGISTRY)
+CONSUMER_LAG = Gauge(
+    "ragpulse_kafka_consumer_lag",
+    "Records behind the partition end.",
+    ["topic", "partition"],
+    registry=REGISTRY,
+)
+END_TO_END = Histogram(
+    "ragpulse_end_to_end_seconds",
+    "From the anchor span's end to its scores exported.",
+    buckets=LATENCY_BUCKETS,
+    registry=REGISTRY,
+)
+
+# Judge
+JUDGE_REQUESTS = Counter(
+    "ragpulse_judge_requests",
+    "Judge HTTP requests by outcome.",
+    ["judge", "model", "outcome"],
+    registry=REGISTRY,
+)
+JUDGE_TOKENS = Counter(
+    "ragpulse_judge_tokens",
+    "Judge tokens by kind (prompt, completion).",
+    ["judge", "model", "kind"],
+    registry=REGISTRY,
+)
+JUDGE_COST = Counter("ragpulse_judge_cost_usd", "Estimated judge spend in US dollars.", registry=REGISTRY)
+JUDGE_LATENCY = Histogram(
+    "ragpulse_judge_latency_seconds", "Judge request latency.", buckets=LATENCY_BUCKETS, registry=REGISTRY
+)
+JUDGE_BUDGET_REMAINING = Gauge(
+    "ragpulse_judge_budget_remaining_ratio",
+    "Share of the current judge budget window left (1 = no budget).",
+    registry=REGISTRY,
+)
+CASCADE = Counter(
+    "ragpulse_cascade", "Cascade outcomes (offline_only, escalated).", ["stage"], registry=REGISTRY
+)
+CIRCUIT_OPEN = Gauge(
+    "ragpulse_judge_circuit_open", "1 while the judge circuit breaker is open.", registry=REGISTRY
+)
+
+# Exporters
+EXPORT_ERRORS = Counter(
+    "ragpulse_export_errors",
+    "Evaluations an exporter failed to deliver, by exporter (otlp, kafka).",
+    ["exporter"],
+    registry=REGISTRY,
+)
+
+
+class LabelPolicy:
+    """Maps free-text label values onto configured allow-lists; anything else becomes `other`.
+
+    An empty allow-list admits the first `max_values` distinct values seen, then `other`: safe
+    by default, without configuration.
+    """
+
+    def __init__(self, allowed: Iterable[str] = (), max_values: int = 50) -> None:
+        self._allowed = set(allowed)
+        self._fixed = bool(self._allowed)
+        self._max_values = max_values
+
+    def bound(self, value: str) -> str:
+        if not value:
+            return "unknown"
+        if value in self._allowed:
+            return value
+        if not self._fixed and len(self._allowed) < self._max_values:
+            self._allowed.add(value)
+            return value
+        return OTHER

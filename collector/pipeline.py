@@ -1,0 +1,243 @@
+"""The pipeline: receivers -> assemble -> extract -> sample -> bounded queue -> evaluate -> exporters.
+
+All stage state lives on one asyncio loop; receivers run in their own threads and hand batches
+over with `call_soon_threadsafe`. Every record is either evaluated and exported or skipped with a
+counted reason, and only then are its source acknowledgements released (which lets the Kafka
+receiver commit). Overload sheds new records (`ragpulse_dropped_total{reason="overload"}`)
+instead of blocking the consumer or growing memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+from collector.assemble import AssembledTrace, TraceAssembler
+from collector.conventions import ExtractionError, extract
+from collector.deadletter import DeadLetterSink
+from collector.dedup import RecentKeys
+from collector.metrics import ASSEMBLY_TRACES, DROPPED, END_TO_END, QUEUE_DEPTH, SAMPLING_DECISIONS, TRACES
+from collector.receivers import Received, Receiver
+from collector.records import RagRecord
+from collector.results import Evaluation
+from collector.spans import to_traces_data
+
+logger = logging.getLogger(__name__)
+
+
+class EvaluationConfig(BaseModel):
+    queue_size: int = Field(1000, ge=1, description="Records waiting for evaluation; beyond it, shed.")
+    workers: int = Field(8, ge=1, description="Records evaluated concurrently.")
+    dedup_window_s: float = Field(600.0, ge=0, description="Suppress (trace, metric) re-evaluations.")
+    shutdown_deadline_s: float = Field(20.0, ge=0, description="Finish in-flight work within this.")
+    tick_s: float = Field(0.1, gt=0, description="How often complete traces are collected.")
+
+
+@dataclass(frozen=True, slots=True)
+class Spend:
+    tokens: int = 0
+    usd: float = 0.0
+
+
+class RecordEvaluator(Protocol):
+    async def evaluate(self, record: RagRecord, metrics: Sequence[str]) -> tuple[list[Evaluation], Spend]: ...
+
+
+class Decision(Protocol):
+    decision: str
+    metrics: tuple[str, ...]
+
+
+class Sampler(Protocol):
+    def decide(self, record: RagRecord) -> Decision: ...
+
+    def record_spend(self, tokens: int, usd: float) -> None: ...
+
+
+class EvaluationExporter(Protocol):
+    def export(self, record: RagRecord, evaluations: Sequence[Evaluation]) -> None: ...
+
+    def force_flush(self, timeout_s: float = 10.0) -> bool: ...
+
+    def shutdown(self) -> None: ...
+
+
+@dataclass(slots=True)
+class _Job:
+    record: RagRecord
+    metrics: tuple[str, ...]
+    trace: AssembledTrace
+
+
+class Pipeline:
+    def __init__(
+        self,
+        *,
+        receivers: Sequence[Receiver],
+        assembler: TraceAssembler,
+        dead_letters: DeadLetterSink,
+        sampler: Sampler | None = None,
+        evaluator: RecordEvaluator | None = None,
+        exporters: Sequence[EvaluationExporter] = (),
+        config: EvaluationConfig | None = None,
+        log_records: bool = False,
+    ) -> None:
+        self.config = config or EvaluationConfig()
+        self.receivers, self.assembler, self.dead_letters = list(receivers), assembler, dead_letters
+        self.sampler, self.evaluator, self.exporters = sampler, evaluator, list(exporters)
+        self.log_records = log_records
+        self._recent = RecentKeys(ttl_s=self.config.dedup_window_s)
+        self._queue: asyncio.Queue[_Job] = asyncio.Queue(maxsize=self.config.queue_size)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.evaluated = 0  # records fully evaluated and exported (for the demo's live lines)
+
+    @property
+    def ready(self) -> bool:
+        return self._loop is not None and all(r.ready for r in self.receivers)
+
+    # --- ingest (called from receiver threads) -------------------------------------------
+    def deliver(self, received: Received) -> None:
+        assert self._loop is not None
+        self._loop.call_soon_threadsafe(self._ingest, received)
+
+    def _ingest(self, received: Received) -> None:
+        self.assembler.add(received.spans, received.ack, time.monotonic())
+        received.ack.release()  # the hold the receiver gave us for the hand-over
+        ASSEMBLY_TRACES.set(len(self.assembler))
+
+    # --- processors ----------------------------------------------------------------------
+    def _close_traces(self, traces: list[AssembledTrace]) -> None:
+        for trace in traces:
+            TRACES.labels("evicted" if trace.close_reason == "evicted" else "assembled").inc()
+            self._process(trace)
+        ASSEMBLY_TRACES.set(len(self.assembler))
+
+    def _process(self, trace: AssembledTrace) -> None:
+        try:
+            record = extract(trace.trace_id, trace.spans)
+        except ExtractionError as exc:
+            TRACES.labels("invalid").inc()
+            payload = to_traces_data(trace.spans).SerializeToString()
+            self.dead_letters.write(
+                exc.reason, exc.detail, payload, trace.trace_id.encode(), source="extract"
+            )
+            trace.release()
+            return
+        if record is None or not (record.nodes or record.reference_contexts):
+            TRACES.labels("no_rag_data").inc()
+            SAMPLING_DECISIONS.labels("no_rag_data").inc()
+            trace.release()
+            return
+        TRACES.labels("extracted").inc()
+        if self.log_records:
+            logger.info("rag_record %s", _record_line(record))
+        if self.evaluator is None or self.sampler is None:
+            trace.release()
+            return
+        decision = self.sampler.decide(record)
+        if decision.decision != "sampled":
+            trace.release()
+            return
+        try:
+            self._queue.put_nowait(_Job(record, decision.metrics, trace))
+        except asyncio.QueueFull:
+            DROPPED.labels("overload").inc()
+            trace.release()
+        QUEUE_DEPTH.set(self._queue.qsize())
+
+    async def _worker(self) -> None:
+        while True:
+            job = await self._queue.get()
+            QUEUE_DEPTH.set(self._queue.qsize())
+            try:
+                await self._evaluate(job)
+            except asyncio.CancelledError:  # shutdown deadline: not acknowledged, so handed back
+                self._queue.task_done()
+                raise
+            except Exception:  # a bug must not kill the worker
+                logger.exception("evaluation of trace %s failed", job.record.trace_id)
+                DROPPED.labels("internal_error").inc()
+            job.trace.release()
+            self._queue.task_done()
+
+    async def _evaluate(self, job: _Job) -> None:
+        assert self.evaluator is not None and self.sampler is not None
+        now = time.monotonic()
+        metrics = [m for m in job.metrics if not self._recent.seen((job.record.trace_id, m), now)]
+        if not metrics:
+            DROPPED.labels("duplicate").inc()
+            return
+        evaluations, spend = await self.evaluator.evaluate(job.record, metrics)
+        self.sampler.record_spend(spend.tokens, spend.usd)
+        for exporter in self.exporters:
+            try:
+                exporter.export(job.record, evaluations)
+            except Exception:
+                logger.exception("exporter %s failed", type(exporter).__name__)
+        for evaluation in evaluations:
+            self._recent.add((job.record.trace_id, evaluation.metric), time.monotonic())
+        if job.record.end_time_unix_nano:
+            END_TO_END.observe(max(0.0, time.time() - job.record.end_time_unix_nano / 1e9))
+        self.evaluated += 1
+
+    # --- lifecycle -----------------------------------------------------------------------
+    async def run(self, stop: asyncio.Event) -> None:
+        """Run until `stop` is set, then shut down gracefully within the configured deadline."""
+        self._loop = asyncio.get_running_loop()
+        workers = [asyncio.create_task(self._worker()) for _ in range(self.config.workers)]
+        for receiver in self.receivers:
+            receiver.start(self.deliver)
+        try:
+            while not stop.is_set():
+                self._close_traces(self.assembler.expire(time.monotonic()))
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), self.config.tick_s)
+        finally:
+            await self._shutdown(workers)
+
+    async def _shutdown(self, workers: list[asyncio.Task[None]]) -> None:
+        for receiver in self.receivers:
+            receiver.stop()
+        await asyncio.sleep(0)  # let hand-overs already scheduled by receiver threads run
+        self._close_traces(self.assembler.drain())
+        try:
+            await asyncio.wait_for(self._queue.join(), self.config.shutdown_deadline_s)
+        except TimeoutError:
+            logger.warning(
+                "shutdown deadline passed with %d records queued; they are handed back", self._queue.qsize()
+            )
+        for worker in workers:
+            worker.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
+        for exporter in self.exporters:
+            exporter.force_flush(5.0)
+            exporter.shutdown()
+        for receiver in self.receivers:
+            receiver.shutdown()
+        self.dead_letters.close()
+
+
+def _record_line(record: RagRecord) -> str:
+    return json.dumps(
+        {
+            "trace_id": record.trace_id,
+            "span_id": record.anchor_span_id,
+            "convention": record.convention,
+            "service": record.service,
+            "route": record.route,
+            "model": record.model,
+            "query": record.query[:200],
+            "response_chars": len(record.response),
+            "nodes": len(record.nodes),
+            "has_expected_output": record.expected_output is not None,
+        },
+        ensure_ascii=False,
+    )

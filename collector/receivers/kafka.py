@@ -1,0 +1,170 @@
+"""The Kafka receiver: a kafka-python consumer in a consumer group, committing at-least-once.
+
+Offsets are committed by this thread only (kafka-python consumers are not thread-safe), and only
+as far as `OffsetTracker` says every earlier record is done. When too many records are in flight
+the consumer pauses its partitions instead of buffering without bound.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from typing import Any
+
+from kafka import KafkaConsumer
+from kafka.consumer.subscription_state import ConsumerRebalanceListener
+from kafka.structs import OffsetAndMetadata, TopicPartition
+from pydantic import BaseModel, Field
+
+from collector.deadletter import DeadLetterSink
+from collector.decode import DecodeError, Encoding, decode
+from collector.metrics import CONSUMER_LAG, SPANS_RECEIVED
+from collector.offsets import OffsetTracker
+from collector.receivers import Deliver, Received
+from collector.spans import flatten
+
+logger = logging.getLogger(__name__)
+
+
+class KafkaConfig(BaseModel):
+    bootstrap_servers: str | None = Field(None, description="host:port[,host:port]; unset = no Kafka.")
+    topic: str = "otlp_spans"
+    group_id: str = "ragpulse"
+    encoding: Encoding = Encoding.AUTO
+    dead_letter_topic: str | None = Field(None, description="Default: '<topic>.dlq'.")
+    max_record_bytes: int = Field(4 * 1024 * 1024, ge=1024)
+    max_in_flight_records: int = Field(10_000, ge=1, description="Pause fetching beyond this many.")
+    commit_interval_s: float = Field(1.0, gt=0)
+    auto_offset_reset: str = "earliest"
+    options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Passed to kafka-python untouched: security_protocol, sasl_*, ssl_*, client_id, ...",
+    )
+
+    @property
+    def dlq_topic(self) -> str:
+        return self.dead_letter_topic or f"{self.topic}.dlq"
+
+
+class KafkaReceiver:
+    name = "kafka"
+
+    def __init__(self, config: KafkaConfig, dead_letters: DeadLetterSink) -> None:
+        self.config = config
+        self.tracker = OffsetTracker()
+        self._dead_letters = dead_letters
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._consumer: KafkaConsumer | None = None
+        self._assigned = False
+        self._assignment: set[TopicPartition] = set()
+
+    def assignment(self) -> set[TopicPartition]:
+        return self._assignment
+
+    @property
+    def ready(self) -> bool:
+        return self._consumer is not None and self._assigned and not self._stop.is_set()
+
+    def start(self, deliver: Deliver) -> None:
+        options = {"auto_offset_reset": self.config.auto_offset_reset, **self.config.options}
+        self._consumer = KafkaConsumer(
+            bootstrap_servers=self.config.bootstrap_servers,
+            group_id=self.config.group_id,
+            enable_auto_commit=False,
+            **options,
+        )
+        self._consumer.subscribe([self.config.topic], listener=_Rebalance(self))
+        self._thread = threading.Thread(target=self._run, args=(deliver,), name="kafka-receiver", daemon=True)
+        self._thread.start()
+
+    def _run(self, deliver: Deliver) -> None:
+        consumer = self._consumer
+        assert consumer is not None
+        last_commit = time.monotonic()
+        while not self._stop.is_set():
+            self._flow_control(consumer)
+            try:
+                batches = consumer.poll(timeout_ms=200, max_records=500)
+            except Exception:
+                logger.exception("Kafka poll failed; retrying")
+                time.sleep(1)
+                continue
+            for partition, records in batches.items():
+                for record in records:
+                    self._handle(partition, record, deliver)
+            if time.monotonic() - last_commit >= self.config.commit_interval_s:
+                self.commit()
+                self._report_lag(consumer)
+                last_commit = time.monotonic()
+
+    def _handle(self, partition: TopicPartition, record: Any, deliver: Deliver) -> None:
+        ack = self.tracker.track(partition, record.offset)
+        try:
+            value = record.value or b""
+            spans = flatten(decode(value, self.config.encoding, self.config.max_record_bytes))
+        except DecodeError as exc:
+            self._dead_letters.write(exc.reason, exc.detail, record.value or b"", record.key, source="kafka")
+        else:
+            SPANS_RECEIVED.labels("kafka").inc(len(spans))
+            if spans:
+                deliver(Received(spans=spans, ack=ack, source="kafka"))
+        finally:
+            ack.release()
+
+    def _flow_control(self, consumer: KafkaConsumer) -> None:
+        in_flight = self.tracker.in_flight()
+        paused = consumer.paused()
+        if in_flight >= self.config.max_in_flight_records and not paused:
+            consumer.pause(*consumer.assignment())
+        elif paused and in_flight < self.config.max_in_flight_records // 2:
+            consumer.resume(*paused)
+
+    def commit(self) -> None:
+        offsets = self.tracker.take_committable()
+        if not offsets or self._consumer is None:
+            return
+        try:
+            self._consumer.commit({tp: OffsetAndMetadata(off, "", -1) for tp, off in offsets.items()})
+        except Exception as exc:  # a rebalance in progress: the new owner re-reads; duplicates are suppressed
+            logger.warning("offset commit failed (%s); records will be re-read", exc)
+
+    def _report_lag(self, consumer: KafkaConsumer) -> None:
+        for partition in consumer.assignment():
+            end = consumer.highwater(partition)
+            if end is not None:
+                lag = max(0, end - consumer.position(partition))
+                CONSUMER_LAG.labels(partition.topic, str(partition.partition)).set(lag)
+
+    def stop(self) -> None:
+        """Stop polling; records already delivered are still acknowledged and committed later."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(10)
+
+    def shutdown(self, timeout_s: float = 10.0) -> None:
+        self.stop()
+        if self._consumer is not None:
+            self.commit()
+            self._consumer.close(autocommit=False)
+            self._consumer = None
+
+
+class _Rebalance(ConsumerRebalanceListener):
+    def __init__(self, receiver: KafkaReceiver) -> None:
+        self.receiver = receiver
+
+    def on_partitions_revoked(self, revoked: Any) -> None:
+        self.receiver.commit()
+        self.receiver.tracker.forget(revoked)
+        self.receiver._assignment -= set(revoked)
+        for partition in revoked:
+            with contextlib.suppress(KeyError):
+                CONSUMER_LAG.remove(partition.topic, str(partition.partition))
+
+    def on_partitions_assigned(self, assigned: Any) -> None:
+        self.receiver._assigned = True
+        self.receiver._assignment = set(assigned)
+        logger.info("assigned partitions: %s", sorted(p.partition for p in assigned))

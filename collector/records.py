@@ -1,0 +1,43 @@
+"""`RagRecord`: what the extract stage makes of one assembled trace, and what gets evaluated."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievedNode:
+    """One retrieved passage, in rank order. `score` is the retriever's, when it reported one."""
+
+    id: str
+    text: str
+    score: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RagRecord:
+    """One RAG interaction found in a trace.
+
+    `anchor_span_id` is the span the evaluation span is parented to (the span that carried the
+    response). Labels (`service`, `route`, `model`) are raw here; the Prometheus exporter maps them
+    onto the configured allow-lists.
+    """
+
+    trace_id: str  # 32 lowercase hex
+    anchor_span_id: str  # 16 lowercase hex
+    query: str
+    response: str
+    nodes: tuple[RetrievedNode, ...] = ()
+    expected_output: str | None = None
+    reference_contexts: tuple[str, ...] = ()
+    service: str = "unknown"
+    route: str = ""
+    model: str = ""
+    convention: str = ""
+    end_time_unix_nano: int = 0
+    attributes: dict[str, str | float | int | bool] = field(default_factory=dict)
+
+    @property
+    def top_retrieval_score(self) -> float | None:
+        scores = [n.score for n in self.nodes if n.score is not None]
+        return max(scores) if scores else None

@@ -1,0 +1,302 @@
+"""Sample: which records get judged, and by which metrics.
+
+Judging costs money and time, so only a share of the traffic is evaluated. The choice hashes the
+trace id (OTel's TraceIdRatioBased arithmetic on its low 64 bits), never Python's salted `hash()`:
+every replica, and a replay next week, makes the same decision for the same trace. A throttle and
+a judge budget sit behind the deterministic part; they depend on load, so they are counted apart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from fnmatch import fnmatchcase
+from typing import Annotated
+
+from opentelemetry.sdk.trace.sampling import TraceIdRatioBased
+from pydantic import BaseModel, Field, model_validator
+
+from collector.metrics import JUDGE_BUDGET_REMAINING, SAMPLING_DECISIONS
+from collector.records import RagRecord
+from evaluators.case import CaseField
+
+Rate = Annotated[float, Field(ge=0.0, le=1.0)]
+Clock = Callable[[], float]
+
+_IN, _OUT, _RETRIEVED = CaseField.INPUT, CaseField.ACTUAL_OUTPUT, CaseField.RETRIEVAL_CONTEXT
+_EXPECTED, _CONTEXT = CaseField.EXPECTED_OUTPUT, CaseField.CONTEXT
+
+# The inputs each metric needs (METRICS.md). Metrics not listed (custom G-Eval criteria) are
+# assumed to read the query and the answer.
+METRIC_INPUTS: dict[str, tuple[CaseField, ...]] = {
+    "faithfulness": (_OUT, _RETRIEVED),
+    "answer_relevancy": (_IN, _OUT),
+    "contextual_relevancy": (_IN, _RETRIEVED),
+    "context_utilization": (_IN, _OUT, _RETRIEVED),
+    "hallucination": (_OUT, _CONTEXT),
+    "contextual_precision": (_IN, _RETRIEVED, _EXPECTED),
+    "contextual_recall": (_RETRIEVED, _EXPECTED),
+    "answer_correctness": (_OUT, _EXPECTED),
+}
+_DEFAULT_INPUTS = (_IN, _OUT)
+
+
+class SamplingOutcome(StrEnum):
+    SAMPLED = "sampled"
+    NOT_SAMPLED = "not_sampled"
+    THROTTLED = "throttled"
+    OVER_BUDGET = "over_budget"
+    NO_RAG_DATA = "no_rag_data"
+
+
+class SamplingRule(BaseModel):
+    """Overrides the base rate for matching records; e.g. always judge answers from weak retrieval."""
+
+    route: str | None = Field(None, description="Exact value or glob (fnmatch), e.g. '/api/*'.")
+    service: str | None = Field(None, description="Exact value or glob.")
+    model: str | None = Field(None, description="Exact value or glob, e.g. 'gpt-4*'.")
+    top_score_below: float | None = Field(
+        None,
+        description="Matches when the best retrieval score is below this (never without scores).",
+    )
+    rate: Rate = Field(1.0, description="The base rate for matching records (1.0 = always).")
+
+    @model_validator(mode="after")
+    def _has_a_condition(self) -> SamplingRule:
+        if all(c is None for c in (self.route, self.service, self.model, self.top_score_below)):
+            raise ValueError("a sampling rule needs at least one of route, service, model, top_score_below")
+        return self
+
+    def matches(self, record: RagRecord) -> bool:
+        labels = ((self.route, record.route), (self.service, record.service), (self.model, record.model))
+        if any(pattern is not None and not fnmatchcase(value, pattern) for pattern, value in labels):
+            return False
+        if self.top_score_below is not None:
+            top = record.top_retrieval_score
+            return top is not None and top < self.top_score_below
+        return True
+
+
+class BudgetConfig(BaseModel):
+    """Judge spend limits over rolling windows; unset = no limit. The offline judge spends nothing."""
+
+    tokens_per_hour: int | None = Field(None, gt=0)
+    tokens_per_day: int | None = Field(None, gt=0)
+    usd_per_hour: float | None = Field(None, gt=0)
+    usd_per_day: float | None = Field(None, gt=0)
+
+
+class SamplingConfig(BaseModel):
+    rate: Rate = Field(
+        1.0, description="Share of traces evaluated (1.0 = every trace); lower it in production."
+    )
+    metrics: list[str] = Field(
+        default_factory=lambda: [
+            "faithfulness",
+            "answer_relevancy",
+            "contextual_relevancy",
+            "context_utilization",
+            "hallucination",
+        ],
+        description="Reference-free metrics, run on every sampled record whose inputs exist.",
+    )
+    reference_metrics: list[str] = Field(
+        default_factory=lambda: ["contextual_precision", "contextual_recall", "answer_correctness"],
+        description="Run only when the record carries an expected output.",
+    )
+    metric_rates: dict[str, Rate] = Field(
+        default_factory=dict,
+        description="Per-metric rates on top of the base decision (deterministic per trace + metric).",
+    )
+    rules: list[SamplingRule] = Field(default_factory=list, description="First matching rule sets the rate.")
+    max_evaluations_per_minute: int | None = Field(
+        None, gt=0, description="Throttle (token bucket) on sampled records; unset = none."
+    )
+    budget: BudgetConfig = Field(default_factory=BudgetConfig)
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    decision: SamplingOutcome
+    metrics: tuple[str, ...] = ()  # the metrics to run; empty unless sampled
+
+    @property
+    def sampled(self) -> bool:
+        return self.decision is SamplingOutcome.SAMPLED
+
+
+def record_inputs(record: RagRecord) -> frozenset[CaseField]:
+    """The test-case fields a record can fill.
+
+    `context` (ground truth) falls back to the retrieved passages: a live service has no ground
+    truth, and hallucination in production means contradicting what was retrieved.
+    """
+    present: set[CaseField] = set()
+    if record.query.strip():
+        present.add(_IN)
+    if record.response.strip():
+        present.add(_OUT)
+    if any(node.text.strip() for node in record.nodes):
+        present.update((_RETRIEVED, _CONTEXT))
+    if any(passage.strip() for passage in record.reference_contexts):
+        present.add(_CONTEXT)
+    if record.expected_output and record.expected_output.strip():
+        present.add(_EXPECTED)
+    return frozenset(present)
+
+
+def trace_key(trace_id: str, salt: str = "") -> int:
+    """A 64-bit integer for the ratio test: the trace id's low 8 bytes, or a blake2b for a salted key."""
+    if not salt:
+        try:
+            return int(trace_id, 16) & TraceIdRatioBased.TRACE_ID_LIMIT
+        except ValueError:
+            pass  # not hex (should not happen after extract): hash it like a salted key
+    digest = hashlib.blake2b(f"{trace_id}\x00{salt}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
+
+
+def ratio_sampled(key: int, rate: float) -> bool:
+    return key < TraceIdRatioBased.get_bound_for_rate(rate)
+
+
+class TokenBucket:
+    """`capacity` takes per minute, refilled continuously; starts full."""
+
+    def __init__(self, per_minute: int, clock: Clock) -> None:
+        self._capacity = float(per_minute)
+        self._per_second = per_minute / 60.0
+        self._tokens = self._capacity
+        self._clock = clock
+        self._last = clock()
+
+    def take(self) -> bool:
+        now = self._clock()
+        self._tokens = min(self._capacity, self._tokens + max(0.0, now - self._last) * self._per_second)
+        self._last = now
+        if self._tokens >= 1.0:
+            self._tokens -= 1.0
+            return True
+        return False
+
+
+class SpendWindows:
+    """Judge spend in one-minute buckets over the last day: rolling hour and day sums, bounded memory."""
+
+    _HOUR_MIN, _DAY_MIN = 60, 24 * 60
+
+    def __init__(self, config: BudgetConfig, clock: Clock) -> None:
+        self._config = config
+        self._clock = clock
+        self._buckets: deque[list[float]] = deque()  # [minute, tokens, usd], oldest first
+
+    def add(self, tokens: int, usd: float) -> None:
+        minute = self._minute()
+        if self._buckets and self._buckets[-1][0] == minute:
+            self._buckets[-1][1] += tokens
+            self._buckets[-1][2] += usd
+        else:
+            self._buckets.append([minute, float(tokens), usd])
+
+    def remaining_ratio(self) -> float:
+        """Min over configured limits of the share left (1.0 with no limits), within [0, 1]."""
+        minute = self._minute()
+        while self._buckets and self._buckets[0][0] <= minute - self._DAY_MIN:
+            self._buckets.popleft()
+        config = self._config
+        limits = (
+            (config.tokens_per_hour, 1, self._HOUR_MIN),
+            (config.tokens_per_day, 1, self._DAY_MIN),
+            (config.usd_per_hour, 2, self._HOUR_MIN),
+            (config.usd_per_day, 2, self._DAY_MIN),
+        )
+        ratio = 1.0
+        for limit, column, span in limits:
+            if limit is not None:
+                spent = sum(b[column] for b in self._buckets if b[0] > minute - span)
+                ratio = min(ratio, max(0.0, 1.0 - spent / limit))
+        return ratio
+
+    def _minute(self) -> int:
+        return math.floor(self._clock() / 60.0)
+
+
+class Sampler:
+    """Decides per record: sampled (with its metrics), or why not. Thread-safe."""
+
+    def __init__(
+        self,
+        config: SamplingConfig,
+        clock: Clock = time.time,
+        metric_inputs: Mapping[str, tuple[CaseField, ...]] = METRIC_INPUTS,
+    ) -> None:
+        self.config = config
+        self._metric_inputs = metric_inputs
+        self._lock = threading.Lock()
+        per_minute = config.max_evaluations_per_minute
+        self._throttle = TokenBucket(per_minute, clock) if per_minute else None
+        self._spend = SpendWindows(config.budget, clock)
+        JUDGE_BUDGET_REMAINING.set(1.0)
+
+    def decide(self, record: RagRecord) -> Decision:
+        decision = self._decide(record)
+        SAMPLING_DECISIONS.labels(decision.decision.value).inc()
+        return decision
+
+    def _decide(self, record: RagRecord) -> Decision:
+        metrics = self.applicable_metrics(record)
+        if not record.nodes or not metrics:
+            return Decision(SamplingOutcome.NO_RAG_DATA)
+        if not ratio_sampled(trace_key(record.trace_id), self.base_rate(record)):
+            return Decision(SamplingOutcome.NOT_SAMPLED)
+        rates = self.config.metric_rates
+        metrics = tuple(
+            m for m in metrics if m not in rates or ratio_sampled(trace_key(record.trace_id, m), rates[m])
+        )
+        if not metrics:
+            return Decision(SamplingOutcome.NOT_SAMPLED)
+        with self._lock:
+            if self._remaining_ratio() <= 0.0:
+                return Decision(SamplingOutcome.OVER_BUDGET)
+            if self._throttle is not None and not self._throttle.take():
+                return Decision(SamplingOutcome.THROTTLED)
+        return Decision(SamplingOutcome.SAMPLED, metrics)
+
+    def applicable_metrics(self, record: RagRecord) -> tuple[str, ...]:
+        """The configured metrics whose inputs this record has, in configuration order."""
+        present = record_inputs(record)
+        names = list(self.config.metrics)
+        if _EXPECTED in present:
+            names += [m for m in self.config.reference_metrics if m not in names]
+        return tuple(
+            m for m in names if all(f in present for f in self._metric_inputs.get(m, _DEFAULT_INPUTS))
+        )
+
+    def base_rate(self, record: RagRecord) -> float:
+        for rule in self.config.rules:
+            if rule.matches(record):
+                return rule.rate
+        return self.config.rate
+
+    def record_spend(self, tokens: int, usd: float) -> None:
+        """Called after each evaluation with what the judge spent on it."""
+        if tokens < 0 or usd < 0 or math.isnan(usd):
+            raise ValueError(f"judge spend must be non-negative numbers, got tokens={tokens} usd={usd}")
+        with self._lock:
+            self._spend.add(tokens, usd)
+            self._remaining_ratio()
+
+    def budget_remaining_ratio(self) -> float:
+        with self._lock:
+            return self._remaining_ratio()
+
+    def _remaining_ratio(self) -> float:
+        ratio = self._spend.remaining_ratio()
+        JUDGE_BUDGET_REMAINING.set(ratio)
+        return ratio

@@ -1,0 +1,87 @@
+"""Assemble the sidecar from settings and run it until SIGTERM/SIGINT."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from dataclasses import dataclass
+
+from collector import __version__
+from collector.assemble import TraceAssembler
+from collector.config import Settings
+from collector.deadletter import DeadLetterSink, KafkaDeadLetters, LogDeadLetters
+from collector.metrics import BUILD_INFO, LabelPolicy
+from collector.pipeline import Pipeline
+from collector.receivers import Receiver
+from collector.receivers.kafka import KafkaReceiver
+from collector.receivers.otlp_http import OtlpHttpConfig, OtlpHttpReceiver
+from collector.status_server import StatusServer
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class Service:
+    settings: Settings
+    pipeline: Pipeline
+    status: StatusServer
+    receiver: Receiver
+
+
+def build(settings: Settings, evaluate: bool = True) -> Service:
+    dead_letters: DeadLetterSink
+    receiver: Receiver
+    if settings.kafka.bootstrap_servers:
+        dead_letters = KafkaDeadLetters(
+            settings.kafka.bootstrap_servers, settings.kafka.dlq_topic, **_producer_options(settings)
+        )
+        receiver = KafkaReceiver(settings.kafka, dead_letters)
+    else:
+        dead_letters = LogDeadLetters()
+        receiver = OtlpHttpReceiver(
+            OtlpHttpConfig(
+                host=settings.otlp_host, port=settings.otlp_port, max_body_bytes=settings.otlp_max_body_bytes
+            ),
+            dead_letters,
+        )
+    pipeline_kwargs = _evaluation_stages(settings) if evaluate else {}
+    pipeline = Pipeline(
+        receivers=[receiver],
+        assembler=TraceAssembler(settings.assembly),
+        dead_letters=dead_letters,
+        log_records=settings.log_records,
+        **pipeline_kwargs,
+    )
+    status = StatusServer(settings.metrics_host, settings.metrics_port, ready=lambda: pipeline.ready)
+    BUILD_INFO.labels(__version__).set(1)
+    return Service(settings, pipeline, status, receiver)
+
+
+def _producer_options(settings: Settings) -> dict[str, object]:
+    """Security options of the consumer apply to our producers too (same cluster, same credentials)."""
+    keys = ("security_protocol", "sasl_mechanism", "sasl_plain_username", "sasl_plain_password", "client_id")
+    return {k: v for k, v in settings.kafka.options.items() if k in keys or k.startswith("ssl_")}
+
+
+def _evaluation_stages(settings: Settings) -> dict[str, object]:
+    """Sampler, evaluator and exporters (the evaluation half of the pipeline)."""
+    from collector.evaluation import build_evaluation_stages
+
+    labels = settings.labels
+    services = LabelPolicy(labels.services, labels.max_values)
+    routes = LabelPolicy(labels.routes, labels.max_values)
+    return build_evaluation_stages(settings, services, routes)
+
+
+async def serve(service: Service, stop: asyncio.Event | None = None) -> None:
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    service.status.start()
+    logger.info("metrics on http://%s:%d/metrics", service.settings.metrics_host, service.status.port)
+    try:
+        await service.pipeline.run(stop)
+    finally:
+        service.status.shutdown()

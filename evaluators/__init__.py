@@ -1,0 +1,78 @@
+"""ragpulse evaluators: RAG metrics (faithfulness, relevancy, retrieval quality, ...) as a library.
+
+    from evaluators import Faithfulness, OpenAIJudge, TestCase, evaluate
+
+Imports nothing from `collector`; usable on its own like ragas or deepeval.
+"""
+
+from evaluators.case import CaseField, MissingFieldError, TestCase
+from evaluators.evaluate import a_evaluate, a_evaluate_case, evaluate
+from evaluators.judges.base import Judge, JudgeError, JudgeInfo, Usage
+from evaluators.judges.openai_judge import OpenAIJudge
+from evaluators.judges.transport import CallRecord, Price
+from evaluators.metrics import (
+    AnswerCorrectness,
+    AnswerRelevancy,
+    AnswerRelevancySimilarity,
+    AnswerSimilarity,
+    AspectCritique,
+    ContextEntityRecall,
+    ContextualPrecision,
+    ContextualRecall,
+    ContextualRelevancy,
+    ContextUtilization,
+    Faithfulness,
+    GEval,
+    Hallucination,
+    Metric,
+    NoiseSensitivity,
+    create_metric,
+    metric_names,
+)
+from evaluators.result import (
+    CaseResult,
+    EvaluationResult,
+    MetricResult,
+    MetricSummary,
+    Outcome,
+    VerdictRecord,
+)
+
+__all__ = [
+    "AnswerCorrectness",
+    "AnswerRelevancy",
+    "AnswerRelevancySimilarity",
+    "AnswerSimilarity",
+    "AspectCritique",
+    "CallRecord",
+    "CaseField",
+    "CaseResult",
+    "ContextEntityRecall",
+    "ContextUtilization",
+    "ContextualPrecision",
+    "ContextualRecall",
+    "ContextualRelevancy",
+    "EvaluationResult",
+    "Faithfulness",
+    "GEval",
+    "Hallucination",
+    "Judge",
+    "JudgeError",
+    "JudgeInfo",
+    "Metric",
+    "MetricResult",
+    "MetricSummary",
+    "MissingFieldError",
+    "NoiseSensitivity",
+    "OpenAIJudge",
+    "Outcome",
+    "Price",
+    "TestCase",
+    "Usage",
+    "VerdictRecord",
+    "a_evaluate",
+    "a_evaluate_case",
+    "create_metric",
+    "evaluate",
+    "metric_names",
+]

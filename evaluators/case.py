@@ -1,0 +1,102 @@
+"""The test case: one RAG interaction to evaluate, under deepeval's or ragas' field names.
+
+People arrive with datasets written for either library, so both vocabularies are accepted on input;
+inside ragpulse only deepeval's names are used (`input`, `actual_output`, `retrieval_context`,
+`expected_output`, `context`).
+"""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from typing import Any
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
+
+
+class CaseField(StrEnum):
+    """The inputs a metric can require (declared as data on every metric)."""
+
+    INPUT = "input"
+    ACTUAL_OUTPUT = "actual_output"
+    RETRIEVAL_CONTEXT = "retrieval_context"
+    EXPECTED_OUTPUT = "expected_output"
+    CONTEXT = "context"
+
+
+class MissingFieldError(ValueError):
+    """A metric needs a test-case field that is absent or empty."""
+
+    def __init__(self, metric: str, field: CaseField) -> None:
+        self.metric = metric
+        self.field = field
+        super().__init__(
+            f"metric {metric!r} needs the test-case field {field.value!r}, which is missing or empty"
+        )
+
+
+class TestCase(BaseModel):
+    """One case. Contexts are lists of passages in rank order; a lone string becomes a one-item list."""
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    model_config = ConfigDict(populate_by_name=True, extra="ignore", frozen=True)
+
+    input: str | None = Field(default=None, validation_alias=AliasChoices("input", "question", "user_input"))
+    actual_output: str | None = Field(
+        default=None, validation_alias=AliasChoices("actual_output", "answer", "response")
+    )
+    retrieval_context: list[str] | None = Field(
+        default=None, validation_alias=AliasChoices("retrieval_context", "contexts", "retrieved_contexts")
+    )
+    expected_output: str | None = Field(
+        default=None, validation_alias=AliasChoices("expected_output", "ground_truth", "reference")
+    )
+    context: list[str] | None = Field(
+        default=None, validation_alias=AliasChoices("context", "reference_contexts")
+    )
+    id: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("retrieval_context", "context", mode="before")
+    @classmethod
+    def _passages(cls, value: Any) -> Any:
+        """CSV cells and hand-written JSON often hold one passage, or a JSON-encoded list of them."""
+        if isinstance(value, str):
+            stripped = value.strip()
+            if not stripped:
+                return None
+            if stripped.startswith("["):
+                try:
+                    decoded = json.loads(stripped)
+                except json.JSONDecodeError:
+                    return [value]
+                if isinstance(decoded, list):
+                    return [str(item) for item in decoded]
+            return [value]
+        return value
+
+    @field_validator("input", "actual_output", "expected_output", mode="before")
+    @classmethod
+    def _blank_is_missing(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value
+
+    def has(self, field: CaseField) -> bool:
+        value = getattr(self, field.value)
+        if isinstance(value, list):
+            return any(item.strip() for item in value)
+        return value is not None
+
+    def require(self, metric: str, fields: tuple[CaseField, ...]) -> None:
+        for field in fields:
+            if not self.has(field):
+                raise MissingFieldError(metric, field)
+
+    def text_of(self, field: CaseField) -> str:
+        """The field as one text (passages numbered), for judges that see whole fields (G-Eval)."""
+        value = getattr(self, field.value)
+        if isinstance(value, list):
+            return "\n".join(f"[{i}] {passage}" for i, passage in enumerate(value))
+        return value or ""

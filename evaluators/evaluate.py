@@ -1,0 +1,160 @@
+"""Run metrics over cases concurrently; every failure becomes a result, never an exception out of here.
+
+`a_evaluate_case` is the unit the collector's pipeline calls for one record; `evaluate` /
+`a_evaluate` add bounded concurrency over many cases and the aggregates (means, pass rates,
+ragas_score).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from evaluators import scores
+from evaluators.case import MissingFieldError, TestCase
+from evaluators.judges.accounting import usage_scope
+from evaluators.judges.base import Judge
+from evaluators.metrics.base import Metric
+from evaluators.result import (
+    CaseResult,
+    EvaluationResult,
+    MetricResult,
+    MetricSummary,
+    Outcome,
+    UsageRecord,
+)
+from evaluators.session import JudgeSession
+
+log = logging.getLogger("evaluators")
+
+CaseLike = TestCase | Mapping[str, Any]
+
+
+async def a_evaluate_case(
+    case: CaseLike, metrics: Sequence[Metric], judge: Judge, *, case_id: str | None = None
+) -> CaseResult:
+    """All metrics of one case, concurrently, sharing one `JudgeSession` (claims extracted once)."""
+    started = time.monotonic()
+    try:
+        test_case = case if isinstance(case, TestCase) else TestCase.model_validate(case)
+    except ValidationError as error:
+        reason = f"invalid test case: {error.error_count()} problem(s): {error.errors()[0]['msg']}"
+        return CaseResult(
+            case_id=case_id or "?", results=[m.outcome_result(Outcome.ERROR, reason) for m in metrics]
+        )
+    _check_unique_names(metrics)
+    session = JudgeSession(judge)
+    with usage_scope() as usage:
+        results = await asyncio.gather(*(_measure(metric, test_case, session) for metric in metrics))
+    return CaseResult(
+        case_id=case_id or test_case.id or "?",
+        results=list(results),
+        usage=UsageRecord.of(usage),
+        duration_s=time.monotonic() - started,
+    )
+
+
+async def _measure(metric: Metric, case: TestCase, session: JudgeSession) -> MetricResult:
+    try:
+        return await metric.a_measure(case, session=session)
+    except MissingFieldError as error:
+        return metric.outcome_result(Outcome.UNMEASURED, str(error))
+    except Exception as error:  # a bug or a misbehaving judge must not take the batch down
+        log.exception("metric %s failed unexpectedly", metric.name)
+        return metric.outcome_result(Outcome.ERROR, f"{type(error).__name__}: {error}")
+
+
+async def a_evaluate(
+    cases: Iterable[CaseLike],
+    metrics: Sequence[Metric],
+    judge: Judge,
+    *,
+    concurrency: int = 8,
+    on_case: Callable[[CaseResult], None] | None = None,
+) -> EvaluationResult:
+    """Evaluate many cases with at most `concurrency` in flight; results keep the input order."""
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    _check_unique_names(metrics)
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(index: int, case: CaseLike) -> CaseResult:
+        async with gate:
+            result = await a_evaluate_case(case, metrics, judge, case_id=_case_id(case, index))
+        if on_case is not None:
+            on_case(result)
+        return result
+
+    with usage_scope() as usage:
+        case_results = await asyncio.gather(*(one(i, case) for i, case in enumerate(cases)))
+    summaries = summarize(case_results, metrics)
+    return EvaluationResult(
+        cases=list(case_results),
+        metrics=summaries,
+        ragas_score=ragas_score(summaries),
+        usage=UsageRecord.of(usage),
+        judge={"judge": judge.info.judge, "model": judge.info.model},
+    )
+
+
+def evaluate(
+    cases: Iterable[CaseLike],
+    metrics: Sequence[Metric],
+    judge: Judge,
+    *,
+    concurrency: int = 8,
+    on_case: Callable[[CaseResult], None] | None = None,
+) -> EvaluationResult:
+    """Synchronous `a_evaluate` for scripts and CI."""
+    return asyncio.run(a_evaluate(cases, metrics, judge, concurrency=concurrency, on_case=on_case))
+
+
+def summarize(cases: Sequence[CaseResult], metrics: Sequence[Metric]) -> list[MetricSummary]:
+    summaries = []
+    for metric in metrics:
+        results = [r for case in cases for r in case.results if r.name == metric.name]
+        measured = [r.score for r in results if r.score is not None]
+        counts = Counter(r.outcome for r in results)
+        judged = counts[Outcome.PASSED] + counts[Outcome.FAILED] + counts[Outcome.ERROR]
+        usage = UsageRecord()
+        for r in results:
+            usage.add(r.usage)
+        summaries.append(
+            MetricSummary(
+                name=metric.name,
+                lower_is_better=metric.lower_is_better,
+                mean=scores.mean(measured) if measured else None,
+                pass_rate=counts[Outcome.PASSED] / judged if judged else None,
+                counts={outcome: counts[outcome] for outcome in Outcome},
+                usage=usage,
+            )
+        )
+    return summaries
+
+
+def ragas_score(summaries: Sequence[MetricSummary]) -> float | None:
+    """Harmonic mean of metric means, lower-is-better ones as 1 - mean, each clipped into [0, 1]."""
+    values = [
+        min(1.0, max(0.0, 1.0 - s.mean if s.lower_is_better else s.mean))
+        for s in summaries
+        if s.mean is not None
+    ]
+    return scores.harmonic_mean(values) if values else None
+
+
+def _case_id(case: CaseLike, index: int) -> str:
+    explicit = case.id if isinstance(case, TestCase) else case.get("id")
+    return str(explicit) if explicit is not None else str(index)
+
+
+def _check_unique_names(metrics: Sequence[Metric]) -> None:
+    names = [m.name for m in metrics]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ValueError(f"two metrics share the name(s) {duplicates}; give them distinct names")

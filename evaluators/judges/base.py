@@ -1,0 +1,169 @@
+"""The `Judge` protocol: the only way a metric reaches a model.
+
+Metrics decompose and count; a judge decomposes text and gives verdicts. Keeping the judge behind
+these few operations lets the same metric run on an LLM (`OpenAIJudge`), on the offline grounding
+model (`OfflineJudge`), or on both in a cascade, and lets the arithmetic be tested on fixed verdicts.
+
+Every operation is batched: one call judges *all* the items of one metric for one case. That is
+where ragpulse's cost advantage over per-claim or per-node judging comes from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Literal, Protocol, runtime_checkable
+
+
+class ExtractKind(StrEnum):
+    """What to decompose a text into."""
+
+    CLAIMS = "claims"  # atomic factual claims of an answer (faithfulness, hallucination, noise)
+    STATEMENTS = "statements"  # self-contained statements of any text (relevancy, recall, correctness)
+    TRUTHS = "truths"  # the facts a context states, most important first (truths_extraction_limit)
+    ENTITIES = "entities"  # named entities, numbers, dates (context entity recall)
+
+
+class VerdictTask(StrEnum):
+    """The question asked about every item against the reference text(s)."""
+
+    SUPPORTED = "supported"  # can the item be inferred from the references? (entailment)
+    CONTRADICTED = "contradicted"  # do the references contradict the item? (contradiction mode)
+    RELEVANT = "relevant"  # is the item relevant to the question given as the reference?
+    USEFUL = "useful"  # was the item (a context node) useful to arrive at the reference answer?
+    SATISFIES = "satisfies"  # does the item (a text) satisfy the criterion given as the reference?
+
+
+VerdictValue = Literal["yes", "no", "idk"]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """One verdict on one item. `supporting_ids` are 0-based indexes into the references."""
+
+    verdict: VerdictValue
+    reason: str = ""
+    supporting_ids: tuple[int, ...] = ()
+    confidence: float | None = None  # calibrated P(verdict), when the judge knows it (offline judge)
+
+
+@dataclass(frozen=True, slots=True)
+class Questions:
+    """Questions an answer would answer (ragas answer relevancy), and the noncommittal flag."""
+
+    questions: tuple[str, ...]
+    noncommittal: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RubricScore:
+    """A rubric score in [low, high]; `probabilities` maps score -> P when log-probs were returned."""
+
+    score: float
+    reason: str = ""
+    probabilities: Mapping[int, float] | None = None
+
+
+@dataclass(slots=True)
+class Usage:
+    """Tokens and calls spent; summed per case and per metric by the caller."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    cached_calls: int = 0
+
+    def add(self, other: Usage) -> None:
+        self.calls += other.calls
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.cost_usd += other.cost_usd
+        self.cached_calls += other.cached_calls
+
+
+class JudgeError(Exception):
+    """The judge could not produce a valid answer (after its retries). Metrics report `error`."""
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeInfo:
+    """Who judged: goes into Prometheus labels (`judge`, `model`) and evaluation spans."""
+
+    judge: str  # "openai", "offline", "cascade"
+    model: str
+    extra: Mapping[str, str] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """Operations every judge implements. All are async and batched; none returns NaN."""
+
+    info: JudgeInfo
+
+    async def extract(
+        self, text: str, kind: ExtractKind, *, question: str | None = None, limit: int | None = None
+    ) -> list[str]:
+        """Decompose `text` into items of `kind` (at most `limit` when given)."""
+        ...
+
+    async def verdicts(
+        self, items: Sequence[str], references: Sequence[str], task: VerdictTask, *, sample: int = 0
+    ) -> list[Verdict]:
+        """One verdict per item, in order, in ONE judge call. `sample` varies repeated votes."""
+        ...
+
+    async def questions(self, answer: str, n: int = 3) -> Questions:
+        """Questions the answer would answer (ragas-style answer relevancy)."""
+        ...
+
+    async def evaluation_steps(self, criteria: str) -> list[str]:
+        """G-Eval step 1: turn criteria into evaluation steps."""
+        ...
+
+    async def rubric_score(
+        self,
+        steps: Sequence[str],
+        fields: Mapping[str, str],
+        *,
+        low: int = 1,
+        high: int = 10,
+        rubric: str | None = None,
+    ) -> RubricScore:
+        """G-Eval step 2: score the fields against the steps, using log-probs when available."""
+        ...
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embedding vectors, one per text."""
+        ...
+
+    def usage(self) -> Usage:
+        """Cumulative usage since creation (callers diff snapshots per case / per metric)."""
+        ...
+
+
+# --- Additive extensions (backward compatible: a judge without them still works) ---------------------
+
+VerdictCheck = tuple[Sequence[str], VerdictTask]  # (references, task): one question asked of every item
+
+
+@runtime_checkable
+class BatchingJudge(Protocol):
+    """Optional operations that fold several judge calls into one; `JudgeSession` uses them when present.
+
+    A judge that lacks them is driven through `extract` + `verdicts` with the same results, only
+    with more calls.
+    """
+
+    async def verdicts_multi(
+        self, items: Sequence[str], checks: Sequence[VerdictCheck]
+    ) -> list[list[Verdict]]:
+        """For each check, one verdict per item (result[check][item]), all in ONE judge call."""
+        ...
+
+    async def extract_verdicts(
+        self, text: str, kind: ExtractKind, references: Sequence[str], task: VerdictTask
+    ) -> list[tuple[str, Verdict]]:
+        """Decompose `text` and judge every item against `references` in ONE judge call."""
+        ...

@@ -1,0 +1,287 @@
+"""`OpenAIJudge`: a judge on any OpenAI-compatible endpoint (OpenAI, Azure, vLLM, Ollama, llama.cpp, LiteLLM).
+
+This module only writes prompts and reads replies; `transport.py` owns retries, structured-output
+fallback, repair, caching and accounting. Every operation is one chat call however many items it
+judges, which is where the cost advantage over per-claim or per-node judging comes from.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+
+import openai
+
+from evaluators.judges import prompts
+from evaluators.judges.base import (
+    ExtractKind,
+    JudgeInfo,
+    Questions,
+    RubricScore,
+    Usage,
+    Verdict,
+    VerdictCheck,
+    VerdictTask,
+)
+from evaluators.judges.schemas import (
+    ChecksReply,
+    ItemsReply,
+    JudgedItemsReply,
+    QuestionsReply,
+    RubricReply,
+    StepsReply,
+    VerdictReply,
+    VerdictsReply,
+)
+from evaluators.judges.transport import (
+    DEFAULT_PRICES,
+    CallRecord,
+    ChatTransport,
+    Price,
+    StructuredMode,
+    TokenLogprobs,
+)
+
+_CHECK_NAMES = "ABCDEFGH"
+
+
+class OpenAIJudge:
+    """An LLM judge over the `openai` client. The API key is read from the environment only."""
+
+    def __init__(
+        self,
+        model: str = "gpt-4o-mini",
+        *,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        embedding_model: str = "text-embedding-3-small",
+        timeout_s: float = 30.0,
+        max_retries: int = 3,
+        backoff_s: float = 0.5,
+        max_backoff_s: float = 8.0,
+        prices: Mapping[str, Price] | None = None,
+        cache_size: int = 2048,
+        structured_output: StructuredMode = "auto",
+        use_logprobs: bool = True,
+        vote_temperature: float = 0.7,
+        on_call: Callable[[CallRecord], None] | None = None,
+        client: openai.AsyncOpenAI | None = None,
+        name: str = "openai",
+    ) -> None:
+        if client is None:
+            # Local servers (vLLM, Ollama, llama.cpp) ignore the key but the client insists on one.
+            api_key = os.environ.get(api_key_env) or "unset"
+            client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0)
+        self.info = JudgeInfo(judge=name, model=model, extra={"base_url": str(client.base_url)})
+        self.embedding_model = embedding_model
+        self.use_logprobs = use_logprobs
+        self.vote_temperature = vote_temperature
+        self._transport = ChatTransport(
+            client,
+            judge_name=name,
+            model=model,
+            timeout_s=timeout_s,
+            max_retries=max_retries,
+            backoff_s=backoff_s,
+            max_backoff_s=max_backoff_s,
+            prices=DEFAULT_PRICES if prices is None else prices,
+            cache_size=cache_size,
+            structured_output=structured_output,
+            on_call=on_call,
+        )
+
+    def usage(self) -> Usage:
+        total = self._transport.total
+        return Usage(
+            total.calls, total.prompt_tokens, total.completion_tokens, total.cost_usd, total.cached_calls
+        )
+
+    async def extract(
+        self, text: str, kind: ExtractKind, *, question: str | None = None, limit: int | None = None
+    ) -> list[str]:
+        parts = [prompts.extract_instruction(kind)]
+        if limit:
+            parts.append(f"At most {limit} items.")
+        if question:
+            parts.append(f"QUESTION (for context only):\n{prompts.fence('QUESTION', question)}")
+        parts.append(prompts.fence("TEXT", text))
+        reply = await self._transport.structured(
+            kind.value, prompts.SYSTEM_PROMPT, "\n".join(parts), ItemsReply
+        )
+        items = [item.strip() for item in reply.value.items if item.strip()]
+        return items[:limit] if limit else items
+
+    async def verdicts(
+        self, items: Sequence[str], references: Sequence[str], task: VerdictTask, *, sample: int = 0
+    ) -> list[Verdict]:
+        if not items:
+            return []
+        user = "\n".join(
+            [
+                f"For each item answer {prompts.verdict_instruction(task)}.",
+                prompts.VERDICT_RULES,
+                f"REFERENCES:\n{prompts.fence('REFERENCES', list(references))}",
+                f"ITEMS:\n{prompts.fence('ITEMS', list(items))}",
+            ]
+        )
+
+        def check(reply: VerdictsReply) -> str | None:
+            return _count_problem(len(reply.verdicts), len(items), "verdicts")
+
+        reply = await self._transport.structured(
+            f"verdicts_{task.value}",
+            prompts.SYSTEM_PROMPT,
+            user,
+            VerdictsReply,
+            check=check,
+            temperature=self.vote_temperature if sample else 0.0,
+        )
+        return [_verdict(v, len(references)) for v in reply.value.verdicts]
+
+    async def verdicts_multi(
+        self, items: Sequence[str], checks: Sequence[VerdictCheck]
+    ) -> list[list[Verdict]]:
+        if not items or not checks:
+            return [[] for _ in checks]
+        if len(checks) > len(_CHECK_NAMES):
+            raise ValueError(f"at most {len(_CHECK_NAMES)} checks per call")
+        lines = ["Judge every item with each check, in check order:"]
+        for name, (_references, task) in zip(_CHECK_NAMES, checks, strict=False):
+            lines.append(
+                f"Check {name} [{task.value}]: answer "
+                f"{prompts.verdict_instruction(task)}, "
+                f"with REFERENCES = REFERENCES_{name}."
+            )
+        lines.append(f"{prompts.VERDICT_RULES} Each item gets {len(checks)} verdicts, one per check.")
+        for name, (references, _task) in zip(_CHECK_NAMES, checks, strict=False):
+            lines.append(f"REFERENCES_{name}:\n{prompts.fence(f'REFERENCES_{name}', list(references))}")
+        lines.append(f"ITEMS:\n{prompts.fence('ITEMS', list(items))}")
+
+        def check(reply: ChecksReply) -> str | None:
+            return _count_problem(len(reply.items), len(items), "items") or next(
+                (
+                    _count_problem(len(entry.verdicts), len(checks), f"verdicts in item {i}")
+                    for i, entry in enumerate(reply.items)
+                    if len(entry.verdicts) != len(checks)
+                ),
+                None,
+            )
+
+        reply = await self._transport.structured(
+            "checks", prompts.SYSTEM_PROMPT, "\n".join(lines), ChecksReply, check=check
+        )
+        return [
+            [_verdict(entry.verdicts[c], len(references)) for entry in reply.value.items]
+            for c, (references, _task) in enumerate(checks)
+        ]
+
+    async def extract_verdicts(
+        self, text: str, kind: ExtractKind, references: Sequence[str], task: VerdictTask
+    ) -> list[tuple[str, Verdict]]:
+        user = "\n".join(
+            [
+                prompts.extract_instruction(kind),
+                f"Then, for each item, answer {prompts.verdict_instruction(task)}.",
+                "reason: at most 15 words.",
+                f"REFERENCES:\n{prompts.fence('REFERENCES', list(references))}",
+                prompts.fence("TEXT", text),
+            ]
+        )
+        reply = await self._transport.structured(
+            f"{kind.value}_{task.value}", prompts.SYSTEM_PROMPT, user, JudgedItemsReply
+        )
+        return [
+            (entry.item.strip(), _verdict(entry, len(references)))
+            for entry in reply.value.items
+            if entry.item.strip()
+        ]
+
+    async def questions(self, answer: str, n: int = 3) -> Questions:
+        user = "\n".join(
+            [
+                prompts.instruction("questions", prompts.QUESTIONS_INSTRUCTION).format(n=n),
+                prompts.fence("ANSWER", answer),
+            ]
+        )
+        reply = await self._transport.structured("questions", prompts.SYSTEM_PROMPT, user, QuestionsReply)
+        questions = tuple(q.strip() for q in reply.value.questions if q.strip())[:n]
+        return Questions(questions=questions, noncommittal=reply.value.noncommittal)
+
+    async def evaluation_steps(self, criteria: str) -> list[str]:
+        user = "\n".join(
+            [prompts.instruction("steps", prompts.STEPS_INSTRUCTION), prompts.fence("CRITERIA", criteria)]
+        )
+        reply = await self._transport.structured("steps", prompts.SYSTEM_PROMPT, user, StepsReply)
+        return [step.strip() for step in reply.value.steps if step.strip()]
+
+    async def rubric_score(
+        self,
+        steps: Sequence[str],
+        fields: Mapping[str, str],
+        *,
+        low: int = 1,
+        high: int = 10,
+        rubric: str | None = None,
+    ) -> RubricScore:
+        parts = [
+            prompts.instruction("rubric", prompts.RUBRIC_INSTRUCTION).format(low=low, high=high),
+            f"STEPS:\n{prompts.fence('STEPS', list(steps))}",
+        ]
+        if rubric:
+            parts.append(f"RUBRIC:\n{prompts.fence('RUBRIC', rubric)}")
+        parts.append(f"FIELDS:\n{prompts.fence('FIELDS', dict(fields))}")
+
+        def check(reply: RubricReply) -> str | None:
+            return None if low <= reply.score <= high else f"score must be an integer from {low} to {high}"
+
+        reply = await self._transport.structured(
+            "rubric",
+            prompts.SYSTEM_PROMPT,
+            "\n".join(parts),
+            RubricReply,
+            check=check,
+            logprobs=self.use_logprobs,
+        )
+        probabilities = score_probabilities(reply.content, reply.logprobs, low, high)
+        return RubricScore(
+            score=float(reply.value.score), reason=reply.value.reason, probabilities=probabilities
+        )
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        return await self._transport.embed(texts, self.embedding_model)
+
+
+def _verdict(reply: VerdictReply, n_references: int) -> Verdict:
+    ids = tuple(sorted({i for i in reply.ids if 0 <= i < n_references}))
+    return Verdict(verdict=reply.verdict, reason=reply.reason.strip(), supporting_ids=ids)
+
+
+def _count_problem(got: int, expected: int, what: str) -> str | None:
+    return None if got == expected else f"expected exactly {expected} {what}, got {got}"
+
+
+_SCORE_FIELD = re.compile(r'"score"\s*:\s*(\d+)')
+
+
+def score_probabilities(
+    content: str, logprobs: TokenLogprobs | None, low: int, high: int
+) -> dict[int, float] | None:
+    """P(score) from the top log-probs of the token that holds the score, when the endpoint sent them."""
+    match = _SCORE_FIELD.search(content)
+    if not logprobs or not match:
+        return None
+    offset = 0
+    for token, alternatives in logprobs:
+        if offset <= match.start(1) < offset + len(token):
+            probabilities: dict[int, float] = {}
+            for alternative, logprob in alternatives:
+                text = alternative.strip()
+                if text.isdigit() and low <= int(text) <= high:
+                    probabilities[int(text)] = probabilities.get(int(text), 0.0) + math.exp(logprob)
+            return probabilities or None
+        offset += len(token)
+    return None

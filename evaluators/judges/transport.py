@@ -1,0 +1,414 @@
+"""HTTP to an OpenAI-compatible endpoint: retries, structured output, repair, cache, accounting.
+
+Kept apart from `OpenAIJudge` (which only writes prompts) because this is where every failure of a
+real endpoint is absorbed: 429/5xx and timeouts are retried with jittered exponential backoff,
+servers without `json_schema` support fall back to JSON mode, an invalid reply gets exactly one repair
+turn, and every HTTP request is reported once through `on_call` so the collector can count it.
+The `openai` client's own retries are off (max_retries=0) so that each request is visible here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
+
+import openai
+from pydantic import BaseModel, ValidationError
+
+from evaluators.judges.accounting import record_usage
+from evaluators.judges.base import JudgeError, Usage
+from evaluators.judges.cache import ReplyCache, request_key
+from evaluators.judges.prompts import schema_hint
+from evaluators.judges.schemas import strict_schema
+
+log = logging.getLogger(__name__)
+
+R = TypeVar("R")
+M = TypeVar("M", bound=BaseModel)
+
+CallOutcome = Literal[
+    "ok",
+    "cached",
+    "invalid_output",
+    "rate_limited",
+    "server_error",
+    "timeout",
+    "connection_error",
+    "bad_request",
+    "client_error",
+]
+StructuredMode = Literal["auto", "json_schema", "json_object", "prompt"]
+_MODES: tuple[StructuredMode, ...] = ("json_schema", "json_object", "prompt")
+
+
+@dataclass(frozen=True, slots=True)
+class Price:
+    """USD per million tokens."""
+
+    prompt_per_million: float
+    completion_per_million: float = 0.0
+
+
+DEFAULT_PRICES: Mapping[str, Price] = {
+    "gpt-4o-mini": Price(0.15, 0.60),
+    "gpt-4o": Price(2.50, 10.00),
+    "gpt-4.1-nano": Price(0.10, 0.40),
+    "gpt-4.1-mini": Price(0.40, 1.60),
+    "gpt-4.1": Price(2.00, 8.00),
+    "text-embedding-3-small": Price(0.02),
+    "text-embedding-3-large": Price(0.13),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class CallRecord:
+    """One HTTP request (or cache hit) to the judge endpoint: what the collector's metrics count."""
+
+    judge: str
+    model: str
+    operation: str
+    outcome: CallOutcome
+    latency_s: float
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    attempt: int = 1
+
+
+TokenLogprobs = tuple[
+    tuple[str, tuple[tuple[str, float], ...]], ...
+]  # (token, ((alternative, logprob), ...))
+
+
+@dataclass(frozen=True, slots=True)
+class StructuredReply:
+    value: Any
+    content: str
+    logprobs: TokenLogprobs | None = None
+
+
+def price_of(prices: Mapping[str, Price], model: str) -> Price | None:
+    """Exact model name, else the longest known prefix (dated snapshots like gpt-4o-mini-2024-07-18)."""
+    if model in prices:
+        return prices[model]
+    matches = [name for name in prices if model.startswith(name)]
+    return prices[max(matches, key=len)] if matches else None
+
+
+class ChatTransport:
+    def __init__(
+        self,
+        client: openai.AsyncOpenAI,
+        *,
+        judge_name: str,
+        model: str,
+        timeout_s: float,
+        max_retries: int,
+        backoff_s: float,
+        max_backoff_s: float,
+        prices: Mapping[str, Price],
+        cache_size: int,
+        structured_output: StructuredMode,
+        on_call: Callable[[CallRecord], None] | None,
+    ) -> None:
+        self.client = client
+        self.judge_name = judge_name
+        self.model = model
+        self.timeout_s = timeout_s
+        self.max_retries = max_retries
+        self.backoff_s = backoff_s
+        self.max_backoff_s = max_backoff_s
+        self.prices = prices
+        self.cache = ReplyCache(cache_size)
+        self.structured_output = structured_output
+        self.on_call = on_call
+        self.total = Usage()
+        self._mode_index = 0 if structured_output == "auto" else _MODES.index(structured_output)
+        self.logprobs_supported = True
+
+    # -- structured chat -------------------------------------------------------------------------------
+    async def structured(
+        self,
+        operation: str,
+        system: str,
+        user: str,
+        reply_model: type[M],
+        *,
+        check: Callable[[M], str | None] | None = None,
+        logprobs: bool = False,
+        temperature: float = 0.0,
+    ) -> StructuredReply:
+        """One validated reply of `reply_model` (plus token log-probs when asked and available)."""
+        key = request_key([self.model, system, user, reply_model.__name__, logprobs, temperature])
+        cached = self.cache.get(key)
+        if cached is not None:
+            self._account(CallRecord(self.judge_name, self.model, operation, "cached", 0.0), cached=True)
+            return cached
+        schema = strict_schema(reply_model)
+        while True:
+            mode = _MODES[self._mode_index]
+            messages = self._messages(system, user, operation, schema, mode)
+            extra = self._format_kwargs(operation, schema, mode, logprobs and self.logprobs_supported)
+            try:
+                response = await self._chat(operation, messages, extra, temperature)
+                break
+            except _Rejected as rejected:
+                if self.structured_output == "auto" and self._mode_index < len(_MODES) - 1:
+                    self._mode_index += 1
+                    log.info(
+                        "judge endpoint rejected %s output; falling back to %s",
+                        mode,
+                        _MODES[self._mode_index],
+                    )
+                elif logprobs and self.logprobs_supported:
+                    self.logprobs_supported = False
+                else:
+                    raise JudgeError(
+                        f"{operation}: the judge endpoint rejected the request: {rejected}"
+                    ) from None
+        content = response.content
+        value, problem = _validate(content, reply_model, check)
+        if problem is not None:
+            repair = [
+                *messages,
+                {"role": "assistant", "content": content},
+                {
+                    "role": "user",
+                    "content": f"That reply is invalid: {problem}. Reply again with only the "
+                    "corrected JSON object.",
+                },
+            ]
+            self._account_response(operation, response, "invalid_output")
+            response = await self._chat(
+                operation, repair, self._format_kwargs(operation, schema, mode, False), temperature
+            )
+            content = response.content
+            value, problem = _validate(content, reply_model, check)
+            if problem is not None:
+                self._account_response(operation, response, "invalid_output")
+                raise JudgeError(f"{operation}: invalid judge output after one repair: {problem}")
+        self._account_response(operation, response, "ok")
+        reply = StructuredReply(value, content, _token_logprobs(response.response))
+        self.cache.put(key, reply)
+        return reply
+
+    def _messages(
+        self, system: str, user: str, name: str, schema: dict[str, Any], mode: str
+    ) -> list[dict[str, str]]:
+        if mode != "json_schema":
+            system = f"{system}\n{schema_hint(name, schema)}"
+        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+    @staticmethod
+    def _format_kwargs(name: str, schema: dict[str, Any], mode: str, logprobs: bool) -> dict[str, Any]:
+        extra: dict[str, Any] = {}
+        if mode == "json_schema":
+            extra["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": name, "schema": schema, "strict": True},
+            }
+        elif mode == "json_object":
+            extra["response_format"] = {"type": "json_object"}
+        if logprobs:
+            extra.update(logprobs=True, top_logprobs=20)
+        return extra
+
+    async def _chat(
+        self, operation: str, messages: list[dict[str, str]], extra: dict[str, Any], temperature: float
+    ) -> _Timed:
+        async def call() -> Any:
+            return await self.client.chat.completions.create(
+                model=self.model,
+                messages=messages,
+                temperature=temperature,
+                timeout=self.timeout_s,
+                **extra,
+            )
+
+        return _Timed(*await self._with_retries(operation, call))
+
+    # -- embeddings --------------------------------------------------------------------------------
+    async def embed(self, texts: Sequence[str], model: str) -> list[list[float]]:
+        async def call() -> Any:
+            return await self.client.embeddings.create(model=model, input=list(texts), timeout=self.timeout_s)
+
+        response, latency, attempt = await self._with_retries("embed", call)
+        prompt_tokens = response.usage.prompt_tokens if response.usage else 0
+        self._account(
+            CallRecord(
+                self.judge_name,
+                model,
+                "embed",
+                "ok",
+                latency,
+                prompt_tokens,
+                0,
+                self._cost(model, prompt_tokens, 0),
+                attempt,
+            )
+        )
+        vectors = sorted(response.data, key=lambda item: item.index)
+        if len(vectors) != len(texts):
+            raise JudgeError(f"embed: asked for {len(texts)} vectors, got {len(vectors)}")
+        return [list(item.embedding) for item in vectors]
+
+    # -- retries and accounting --------------------------------------------------------------------
+    async def _with_retries(self, operation: str, call: Callable[[], Awaitable[R]]) -> tuple[R, float, int]:
+        outcome: CallOutcome = "connection_error"
+        for attempt in range(1, self.max_retries + 2):
+            started = time.monotonic()
+            retry_after: float | None = None
+            try:
+                return await call(), time.monotonic() - started, attempt
+            except openai.BadRequestError as error:
+                self._account(
+                    CallRecord(
+                        self.judge_name,
+                        self.model,
+                        operation,
+                        "bad_request",
+                        time.monotonic() - started,
+                        attempt=attempt,
+                    )
+                )
+                raise _Rejected(_short(error)) from None
+            except openai.RateLimitError as error:
+                outcome, retry_after = "rate_limited", _retry_after(error)
+            except openai.APITimeoutError:
+                outcome = "timeout"
+            except openai.APIConnectionError:
+                outcome = "connection_error"
+            except openai.APIStatusError as error:
+                if error.status_code < 500 and error.status_code not in (408, 409):
+                    self._account(
+                        CallRecord(
+                            self.judge_name,
+                            self.model,
+                            operation,
+                            "client_error",
+                            time.monotonic() - started,
+                            attempt=attempt,
+                        )
+                    )
+                    raise JudgeError(f"{operation}: HTTP {error.status_code}: {_short(error)}") from None
+                outcome = "server_error"
+            self._account(
+                CallRecord(
+                    self.judge_name,
+                    self.model,
+                    operation,
+                    outcome,
+                    time.monotonic() - started,
+                    attempt=attempt,
+                )
+            )
+            if attempt <= self.max_retries:
+                await asyncio.sleep(self._backoff(attempt, retry_after))
+        raise JudgeError(f"{operation}: gave up after {self.max_retries + 1} attempts ({outcome})")
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(retry_after, self.max_backoff_s)
+        return min(self.max_backoff_s, self.backoff_s * 2 ** (attempt - 1)) * (0.5 + random.random() / 2)
+
+    def _cost(self, model: str, prompt_tokens: int, completion_tokens: int) -> float:
+        price = price_of(self.prices, model)
+        if price is None:
+            return 0.0
+        return (
+            prompt_tokens * price.prompt_per_million + completion_tokens * price.completion_per_million
+        ) / 1e6
+
+    def _account_response(self, operation: str, timed: _Timed, outcome: CallOutcome) -> None:
+        usage = getattr(timed.response, "usage", None)
+        prompt = (usage.prompt_tokens or 0) if usage else 0
+        completion = (usage.completion_tokens or 0) if usage else 0
+        self._account(
+            CallRecord(
+                self.judge_name,
+                self.model,
+                operation,
+                outcome,
+                timed.latency_s,
+                prompt,
+                completion,
+                self._cost(self.model, prompt, completion),
+                timed.attempt,
+            )
+        )
+
+    def _account(self, record: CallRecord, *, cached: bool = False) -> None:
+        billed = (
+            record.prompt_tokens or record.completion_tokens or record.outcome in ("ok", "invalid_output")
+        )
+        usage = Usage(
+            calls=1 if billed else 0,
+            prompt_tokens=record.prompt_tokens,
+            completion_tokens=record.completion_tokens,
+            cost_usd=record.cost_usd,
+            cached_calls=1 if cached else 0,
+        )
+        self.total.add(usage)
+        record_usage(usage)
+        if self.on_call is not None:
+            try:
+                self.on_call(record)
+            except Exception:  # a metrics hook must never break judging
+                log.exception("on_call hook failed")
+
+
+@dataclass(frozen=True, slots=True)
+class _Timed:
+    response: Any
+    latency_s: float
+    attempt: int
+
+    @property
+    def content(self) -> str:
+        choices = getattr(self.response, "choices", None) or []
+        return (choices[0].message.content or "") if choices else ""
+
+
+class _Rejected(Exception):
+    """HTTP 400: the endpoint does not accept this request shape (e.g. no json_schema support)."""
+
+
+def _validate(
+    content: str, reply_model: type[M], check: Callable[[M], str | None] | None
+) -> tuple[M | None, str | None]:
+    try:
+        value = reply_model.model_validate_json(content)
+    except ValidationError as error:
+        return None, _short(error)
+    problem = check(value) if check else None
+    return (value, None) if problem is None else (None, problem)
+
+
+def _token_logprobs(response: Any) -> TokenLogprobs | None:
+    choices = getattr(response, "choices", None) or []
+    choice_logprobs = getattr(choices[0], "logprobs", None) if choices else None
+    content = getattr(choice_logprobs, "content", None) if choice_logprobs else None
+    if not content:
+        return None
+    return tuple(
+        (token.token, tuple((alt.token, alt.logprob) for alt in (token.top_logprobs or ())))
+        for token in content
+    )
+
+
+def _retry_after(error: openai.APIStatusError) -> float | None:
+    value = error.response.headers.get("retry-after")
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _short(error: Exception, limit: int = 300) -> str:
+    text = " ".join(str(error).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

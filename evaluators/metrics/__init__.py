@@ -1,0 +1,36 @@
+"""One class per metric, grouped by family; arithmetic lives in `evaluators.scores`."""
+
+from evaluators.metrics.base import Metric, Scored
+from evaluators.metrics.correctness import AnswerCorrectness, AnswerSimilarity, NoiseSensitivity
+from evaluators.metrics.critique import AspectCritique, GEval
+from evaluators.metrics.faithfulness import Faithfulness, Hallucination
+from evaluators.metrics.registry import create_metric, metric_names
+from evaluators.metrics.relevancy import AnswerRelevancy, AnswerRelevancySimilarity
+from evaluators.metrics.retrieval import (
+    ContextEntityRecall,
+    ContextualPrecision,
+    ContextualRecall,
+    ContextualRelevancy,
+    ContextUtilization,
+)
+
+__all__ = [
+    "AnswerCorrectness",
+    "AnswerRelevancy",
+    "AnswerRelevancySimilarity",
+    "AnswerSimilarity",
+    "AspectCritique",
+    "ContextEntityRecall",
+    "ContextUtilization",
+    "ContextualPrecision",
+    "ContextualRecall",
+    "ContextualRelevancy",
+    "Faithfulness",
+    "GEval",
+    "Hallucination",
+    "Metric",
+    "NoiseSensitivity",
+    "Scored",
+    "create_metric",
+    "metric_names",
+]

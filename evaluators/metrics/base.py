@@ -1,0 +1,165 @@
+"""What every metric shares: options, required fields as data, and the turn of a score into a result.
+
+A metric subclass only implements `score_case` (ask the session's judge, count with `scores.py`);
+this base applies threshold and strict mode, never lets a NaN out, and turns judge failures into
+`error` results and undefined scores into `unmeasured` ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from evaluators.case import CaseField, TestCase
+from evaluators.judges.accounting import usage_scope
+from evaluators.judges.base import Judge, JudgeError, Verdict
+from evaluators.judges.prompts import instruction_overrides
+from evaluators.result import MetricResult, Outcome, UsageRecord, VerdictRecord
+from evaluators.scores import UndefinedScoreError, passes, strict_score
+from evaluators.session import JudgeSession
+
+log = logging.getLogger("evaluators")
+
+
+@dataclass(slots=True)
+class Scored:
+    """What `score_case` returns; `score=None` means unmeasured, with `reason` saying why."""
+
+    score: float | None
+    reason: str
+    verdicts: list[VerdictRecord] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def record(kind: str, item: str, verdict: Verdict, check: str = "") -> VerdictRecord:
+    return VerdictRecord(
+        kind=kind,
+        item=item,
+        verdict=verdict.verdict,
+        reason=verdict.reason,
+        supporting_ids=list(verdict.supporting_ids),
+        check=check,
+    )
+
+
+def listing(items: list[str], limit: int = 3) -> str:
+    shown = "; ".join(f"'{item[:80]}'" for item in items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+class Metric(ABC):
+    """Base of every metric. `name` is stable snake_case; `required_fields` is checked before judging."""
+
+    name: str = "metric"
+    lower_is_better: ClassVar[bool] = False
+    required_fields: ClassVar[tuple[CaseField, ...]] = ()
+    needs_embeddings: ClassVar[bool] = False
+
+    def __init__(
+        self,
+        *,
+        threshold: float = 0.5,
+        strict_mode: bool = False,
+        include_reason: bool = True,
+        verbose: bool = False,
+        template: Mapping[str, str] | None = None,
+        judge: Judge | None = None,
+    ) -> None:
+        self.threshold = threshold
+        self.strict_mode = strict_mode
+        self.include_reason = include_reason
+        self.verbose = verbose
+        self.template = dict(template) if template else None
+        self.judge = judge
+
+    @property
+    def effective_threshold(self) -> float:
+        if self.strict_mode:
+            return 0.0 if self.lower_is_better else 1.0
+        return self.threshold
+
+    @abstractmethod
+    async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
+        """Ask the judge through `session` and count; raise UndefinedScoreError when nothing to count."""
+
+    async def a_measure(
+        self,
+        case: TestCase | Mapping[str, Any],
+        judge: Judge | None = None,
+        *,
+        session: JudgeSession | None = None,
+    ) -> MetricResult:
+        """Score one case. Raises MissingFieldError (naming the field) before any judge call."""
+        case = case if isinstance(case, TestCase) else TestCase.model_validate(case)
+        case.require(self.name, self.required_fields)
+        if session is None:
+            chosen = judge or self.judge
+            if chosen is None:
+                raise ValueError(
+                    f"metric {self.name!r} needs a judge: pass judge= to the metric or to a_measure"
+                )
+            session = JudgeSession(chosen)
+        started = time.monotonic()
+        with usage_scope() as usage, instruction_overrides(self.template):
+            try:
+                scored = await self.score_case(case, session)
+            except JudgeError as error:
+                scored, outcome = Scored(None, f"judge error: {error}"), Outcome.ERROR
+            except UndefinedScoreError as error:
+                scored, outcome = Scored(None, f"unmeasured: {error}"), Outcome.UNMEASURED
+            else:
+                outcome = None
+        result = self._result(scored, outcome, UsageRecord.of(usage), time.monotonic() - started)
+        if self.verbose:
+            log.info(
+                "%s: %s score=%s reason=%s verdicts=%s",
+                self.name,
+                result.outcome,
+                result.score,
+                result.reason,
+                [v.model_dump() for v in result.verdicts],
+            )
+        return result
+
+    def measure(self, case: TestCase | Mapping[str, Any], judge: Judge | None = None) -> MetricResult:
+        """Synchronous `a_measure`, for scripts and notebooks without a running event loop."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.a_measure(case, judge))
+        raise RuntimeError("measure() cannot run inside an event loop; await a_measure() instead")
+
+    def outcome_result(self, outcome: Outcome, reason: str) -> MetricResult:
+        """An error or unmeasured result decided outside the metric (e.g. by `evaluate`)."""
+        return self._result(Scored(None, reason), outcome, UsageRecord(), 0.0)
+
+    def _result(
+        self, scored: Scored, outcome: Outcome | None, usage: UsageRecord, duration: float
+    ) -> MetricResult:
+        base = dict(
+            name=self.name,
+            threshold=self.effective_threshold,
+            lower_is_better=self.lower_is_better,
+            verdicts=scored.verdicts,
+            details=scored.details,
+            usage=usage,
+            duration_s=duration,
+        )
+        if outcome is None and scored.score is None:
+            outcome = Outcome.UNMEASURED
+        if outcome is not None:
+            return MetricResult(outcome=outcome, reason=scored.reason, **base)
+        score = strict_score(scored.score, self.lower_is_better) if self.strict_mode else scored.score
+        passed = passes(score, self.effective_threshold, self.lower_is_better)
+        return MetricResult(
+            outcome=Outcome.PASSED if passed else Outcome.FAILED,
+            score=score,
+            passed=passed,
+            reason=scored.reason if self.include_reason else "",
+            **base,
+        )

@@ -1,0 +1,176 @@
+"""Answer against the reference answer: noise sensitivity, semantic similarity, answer correctness.
+
+Judge calls per case: noise sensitivity adds 1 verdict check to the shared claims (coalesced);
+similarity is 1 embedding call; correctness is 1 statement extraction of the expected output + 2
+verdict checks (one coalesced with the claim checks) + 1 embedding call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Literal
+
+from evaluators import scores
+from evaluators.case import CaseField, TestCase
+from evaluators.judges.base import ExtractKind, Judge, VerdictTask
+from evaluators.metrics.base import Metric, Scored, listing, record
+from evaluators.result import VerdictRecord
+from evaluators.session import JudgeSession
+
+NoiseMode = Literal["all", "relevant", "irrelevant"]
+
+
+class NoiseSensitivity(Metric):
+    """Incorrect claims (not supported by the expected output) / claims; lower is better.
+
+    `mode="relevant"` / `"irrelevant"` count only the incorrect claims attributable to retrieved nodes
+    that are relevant / irrelevant to the expected output (ragas' variants); the denominator stays all
+    claims. The name gains the mode suffix so both variants can run side by side.
+    """
+
+    lower_is_better = True
+    required_fields = (
+        CaseField.INPUT,
+        CaseField.ACTUAL_OUTPUT,
+        CaseField.RETRIEVAL_CONTEXT,
+        CaseField.EXPECTED_OUTPUT,
+    )
+
+    def __init__(
+        self,
+        *,
+        mode: NoiseMode = "all",
+        threshold: float = 0.5,
+        strict_mode: bool = False,
+        include_reason: bool = True,
+        verbose: bool = False,
+        template: Mapping[str, str] | None = None,
+        judge: Judge | None = None,
+    ) -> None:
+        super().__init__(
+            threshold=threshold,
+            strict_mode=strict_mode,
+            include_reason=include_reason,
+            verbose=verbose,
+            template=template,
+            judge=judge,
+        )
+        if mode not in ("all", "relevant", "irrelevant"):
+            raise ValueError("mode must be 'all', 'relevant' or 'irrelevant'")
+        self.mode = mode
+        self.name = "noise_sensitivity" if mode == "all" else f"noise_sensitivity_{mode}"
+
+    async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
+        claims = await session.extract(case.actual_output or "", ExtractKind.CLAIMS)
+        if not claims:
+            raise scores.UndefinedScoreError("the answer has no claims")
+        nodes = list(case.retrieval_context or [])
+        expected = [case.expected_output or ""]
+        if self.mode == "all":
+            correctness = await session.verdicts(claims, expected, VerdictTask.SUPPORTED)
+            flags = [v.verdict != "yes" for v in correctness]
+        else:
+            correctness, attribution, usefulness = await asyncio.gather(
+                session.verdicts(claims, expected, VerdictTask.SUPPORTED),
+                session.verdicts(claims, nodes, VerdictTask.SUPPORTED),
+                session.verdicts(nodes, expected, VerdictTask.USEFUL),
+            )
+            relevant = {i for i, v in enumerate(usefulness) if v.verdict == "yes"}
+            wanted = relevant if self.mode == "relevant" else set(range(len(nodes))) - relevant
+            flags = [
+                c.verdict != "yes" and any(i in wanted for i in a.supporting_ids)
+                for c, a in zip(correctness, attribution, strict=True)
+            ]
+        incorrect = [claim for claim, flag in zip(claims, flags, strict=True) if flag]
+        reason = f"{len(incorrect)} of {len(claims)} claims are not supported by the expected output"
+        if incorrect:
+            reason += f": {listing(incorrect)}"
+        return Scored(
+            scores.verdict_ratio(flags),
+            reason,
+            [
+                record("claim", c, v, "supported_by_expected")
+                for c, v in zip(claims, correctness, strict=True)
+            ],
+        )
+
+
+class AnswerSimilarity(Metric):
+    """Cosine similarity of the embeddings of the answer and the expected output."""
+
+    name = "answer_similarity"
+    required_fields = (CaseField.ACTUAL_OUTPUT, CaseField.EXPECTED_OUTPUT)
+    needs_embeddings = True
+
+    async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
+        answer, expected = await session.embed([case.actual_output or "", case.expected_output or ""])
+        similarity = scores.cosine_similarity(answer, expected)
+        return Scored(similarity, f"cosine similarity {similarity:.3f} to the expected output")
+
+
+class AnswerCorrectness(Metric):
+    """weights[0] * factual F1 (TP/FP/FN statements) + weights[1] * semantic similarity (ragas)."""
+
+    name = "answer_correctness"
+    required_fields = (CaseField.ACTUAL_OUTPUT, CaseField.EXPECTED_OUTPUT)
+    needs_embeddings = True
+
+    def __init__(
+        self,
+        *,
+        weights: tuple[float, float] = (0.75, 0.25),
+        threshold: float = 0.5,
+        strict_mode: bool = False,
+        include_reason: bool = True,
+        verbose: bool = False,
+        template: Mapping[str, str] | None = None,
+        judge: Judge | None = None,
+    ) -> None:
+        super().__init__(
+            threshold=threshold,
+            strict_mode=strict_mode,
+            include_reason=include_reason,
+            verbose=verbose,
+            template=template,
+            judge=judge,
+        )
+        if min(weights) < 0 or sum(weights) == 0:
+            raise ValueError("weights must be non-negative and not both zero")
+        self.weights = weights
+        self.needs_embeddings = weights[1] > 0
+
+    async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
+        answer, expected = case.actual_output or "", case.expected_output or ""
+        claims, statements = await asyncio.gather(
+            session.extract(answer, ExtractKind.CLAIMS), session.extract(expected, ExtractKind.STATEMENTS)
+        )
+        in_expected, in_answer = await asyncio.gather(
+            session.verdicts(claims, [expected], VerdictTask.SUPPORTED),
+            session.verdicts(statements, [answer], VerdictTask.SUPPORTED),
+        )
+        tp = sum(v.verdict == "yes" for v in in_expected)
+        fp = len(claims) - tp
+        fn = sum(v.verdict != "yes" for v in in_answer)
+        similarity = 0.0
+        if self.weights[1] > 0:
+            vectors = await session.embed([answer, expected])
+            similarity = scores.cosine_similarity(vectors[0], vectors[1])
+        score = scores.answer_correctness(tp, fp, fn, similarity, self.weights)
+        records = [
+            VerdictRecord(kind="claim", item=c, verdict="tp" if v.verdict == "yes" else "fp", reason=v.reason)
+            for c, v in zip(claims, in_expected, strict=True)
+        ]
+        records += [
+            VerdictRecord(kind="statement", item=s, verdict="fn", reason=v.reason)
+            for s, v in zip(statements, in_answer, strict=True)
+            if v.verdict != "yes"
+        ]
+        f1 = scores.factual_f1(tp, fp, fn)
+        reason = f"TP={tp} FP={fp} FN={fn}, factual F1 {f1:.3f}, similarity {similarity:.3f}"
+        missing = [r.item for r in records if r.verdict == "fn"]
+        if missing:
+            reason += f"; missing: {listing(missing)}"
+        return Scored(
+            score, reason, records, {"tp": tp, "fp": fp, "fn": fn, "f1": f1, "similarity": similarity}
+        )

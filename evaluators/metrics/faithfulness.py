@@ -1,0 +1,124 @@
+"""Grounding of the answer: Faithfulness (claims vs retrieved context), Hallucination (vs reference contexts).
+
+Both start from the answer's claims, extracted once per case by the session and shared with answer
+relevancy and noise sensitivity. Judge calls per case: 1 claim extraction (shared) + 1 verdict call
+(coalesced with the other claim checks), plus 1 truth extraction when `truths_extraction_limit` is set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from evaluators import scores
+from evaluators.case import CaseField, TestCase
+from evaluators.judges.base import ExtractKind, Judge, VerdictTask
+from evaluators.metrics.base import Metric, Scored, listing, record
+from evaluators.session import JudgeSession
+
+FaithfulnessMode = Literal["entailment", "contradiction"]
+
+
+class Faithfulness(Metric):
+    """Supported claims / claims.
+
+    `mode="entailment"` (default; ragas, rag_evals) counts a claim only when the context implies it,
+    which catches hallucinated additions; `mode="contradiction"` (deepeval) counts every claim the
+    context does not contradict. An answer without claims scores `zero_claims_score` (1.0 like
+    deepeval; rag_evals uses 0.0).
+    """
+
+    name = "faithfulness"
+    required_fields = (CaseField.ACTUAL_OUTPUT, CaseField.RETRIEVAL_CONTEXT)
+
+    def __init__(
+        self,
+        *,
+        mode: FaithfulnessMode = "entailment",
+        truths_extraction_limit: int | None = None,
+        zero_claims_score: float = 1.0,
+        threshold: float = 0.5,
+        strict_mode: bool = False,
+        include_reason: bool = True,
+        verbose: bool = False,
+        template: Mapping[str, str] | None = None,
+        judge: Judge | None = None,
+    ) -> None:
+        super().__init__(
+            threshold=threshold,
+            strict_mode=strict_mode,
+            include_reason=include_reason,
+            verbose=verbose,
+            template=template,
+            judge=judge,
+        )
+        if mode not in ("entailment", "contradiction"):
+            raise ValueError("mode must be 'entailment' or 'contradiction'")
+        if truths_extraction_limit is not None and truths_extraction_limit < 1:
+            raise ValueError("truths_extraction_limit must be a positive integer")
+        self.mode = mode
+        self.truths_extraction_limit = truths_extraction_limit
+        self.zero_claims_score = zero_claims_score
+
+    async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
+        claims = await session.extract(case.actual_output or "", ExtractKind.CLAIMS)
+        if not claims:
+            return Scored(
+                self.zero_claims_score,
+                "no claims: the answer states no facts to check",
+                details={"claims": 0, "mode": self.mode},
+            )
+        references = list(case.retrieval_context or [])
+        details: dict[str, Any] = {"mode": self.mode}
+        if self.truths_extraction_limit:
+            references = await session.extract(
+                "\n\n".join(references), ExtractKind.TRUTHS, limit=self.truths_extraction_limit
+            )
+            details["truths"] = references
+            if not references:
+                raise scores.UndefinedScoreError("the retrieval context states no truths")
+        task = VerdictTask.SUPPORTED if self.mode == "entailment" else VerdictTask.CONTRADICTED
+        verdicts = await session.verdicts(claims, references, task)
+        if self.mode == "entailment":
+            faithful = [v.verdict == "yes" for v in verdicts]
+        else:
+            faithful = [v.verdict != "yes" for v in verdicts]
+        score = scores.verdict_ratio(faithful)
+        failing = [claim for claim, ok in zip(claims, faithful, strict=True) if not ok]
+        word = "supported" if self.mode == "entailment" else "not contradicted"
+        reason = f"{sum(faithful)} of {len(claims)} claims {word} by the context"
+        if failing:
+            reason += f"; not: {listing(failing)}"
+        return Scored(
+            score,
+            reason,
+            [record("claim", c, v, task.value) for c, v in zip(claims, verdicts, strict=True)],
+            details | {"claims": len(claims)},
+        )
+
+
+class Hallucination(Metric):
+    """Contradicted reference contexts / reference contexts; lower is better."""
+
+    name = "hallucination"
+    lower_is_better = True
+    required_fields = (CaseField.ACTUAL_OUTPUT, CaseField.CONTEXT)
+
+    async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
+        contexts = [c for c in case.context or [] if c.strip()]
+        claims = await session.extract(case.actual_output or "", ExtractKind.CLAIMS)
+        if not claims:
+            return Scored(0.0, "no claims: the answer states nothing that could contradict the contexts")
+        verdicts = await session.verdicts(contexts, claims, VerdictTask.CONTRADICTED)
+        contradicted = [v.verdict == "yes" for v in verdicts]
+        score = scores.verdict_ratio(contradicted)
+        reason = f"the answer contradicts {sum(contradicted)} of {len(contexts)} reference contexts"
+        return Scored(
+            score,
+            reason,
+            [
+                record("context", c, v, "contradicted_by_answer")
+                for c, v in zip(contexts, verdicts, strict=True)
+            ],
+            {"claims": claims},
+        )

@@ -1,0 +1,96 @@
+"""Does the answer address the question? Judge-based (deepeval) and similarity-based (ragas) variants.
+
+AnswerRelevancy reuses the answer's shared claims and adds one verdict check, coalesced with
+faithfulness' check into the same call. AnswerRelevancySimilarity costs 1 question-generation call
+and 1 embedding call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from evaluators import scores
+from evaluators.case import CaseField, TestCase
+from evaluators.judges.base import ExtractKind, Judge, VerdictTask
+from evaluators.metrics.base import Metric, Scored, listing, record
+from evaluators.result import VerdictRecord
+from evaluators.session import JudgeSession
+
+
+class AnswerRelevancy(Metric):
+    """Relevant statements / statements, where "idk" (partly relevant) counts as relevant, as in deepeval."""
+
+    name = "answer_relevancy"
+    required_fields = (CaseField.INPUT, CaseField.ACTUAL_OUTPUT)
+
+    async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
+        statements = await session.extract(case.actual_output or "", ExtractKind.CLAIMS)
+        if not statements:
+            raise scores.UndefinedScoreError("the answer has no statements to judge")
+        verdicts = await session.verdicts(statements, [case.input or ""], VerdictTask.RELEVANT)
+        relevant = [v.verdict != "no" for v in verdicts]
+        irrelevant = [s for s, ok in zip(statements, relevant, strict=True) if not ok]
+        reason = f"{sum(relevant)} of {len(statements)} statements address the question"
+        if irrelevant:
+            reason += f"; off-topic: {listing(irrelevant)}"
+        return Scored(
+            scores.verdict_ratio(relevant),
+            reason,
+            [record("statement", s, v, "relevant") for s, v in zip(statements, verdicts, strict=True)],
+        )
+
+
+class AnswerRelevancySimilarity(Metric):
+    """Mean cosine between the question and `n_questions` questions the answer would answer (ragas).
+
+    Cosines are reported as computed (they can be negative); a noncommittal answer scores 0.
+    """
+
+    name = "answer_relevancy_similarity"
+    required_fields = (CaseField.INPUT, CaseField.ACTUAL_OUTPUT)
+    needs_embeddings = True
+
+    def __init__(
+        self,
+        *,
+        n_questions: int = 3,
+        threshold: float = 0.5,
+        strict_mode: bool = False,
+        include_reason: bool = True,
+        verbose: bool = False,
+        template: Mapping[str, str] | None = None,
+        judge: Judge | None = None,
+    ) -> None:
+        super().__init__(
+            threshold=threshold,
+            strict_mode=strict_mode,
+            include_reason=include_reason,
+            verbose=verbose,
+            template=template,
+            judge=judge,
+        )
+        if n_questions < 1:
+            raise ValueError("n_questions must be at least 1")
+        self.n_questions = n_questions
+
+    async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
+        generated = await session.questions(case.actual_output or "", self.n_questions)
+        if not generated.questions:
+            raise scores.UndefinedScoreError("the judge generated no questions from the answer")
+        vectors = await session.embed([case.input or "", *generated.questions])
+        cosines = [scores.cosine_similarity(vectors[0], v) for v in vectors[1:]]
+        similarity = scores.mean(cosines)
+        records = [
+            VerdictRecord(kind="question", item=q, verdict=f"{c:.4f}", check="cosine")
+            for q, c in zip(generated.questions, cosines, strict=True)
+        ]
+        details = {"cosines": cosines, "noncommittal": generated.noncommittal}
+        if generated.noncommittal:
+            return Scored(0.0, "the answer is noncommittal", records, details)
+        return Scored(
+            similarity,
+            f"mean cosine {similarity:.3f} between the question and "
+            f"{len(cosines)} questions the answer answers",
+            records,
+            details,
+        )

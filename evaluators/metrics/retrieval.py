@@ -1,0 +1,128 @@
+"""Retriever metrics: precision, utilization, recall, relevancy and entity recall of the retrieved nodes.
+
+Judge calls per case: precision and utilization 1 (all nodes in one call, where ragas makes one per
+node); recall 1 (split and judge in one call); relevancy 1 (all nodes split and judged in one
+call, where deepeval makes one per node); entity recall 2 (entities of expected output and context).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from evaluators import scores
+from evaluators.case import CaseField, TestCase
+from evaluators.judges.base import ExtractKind, VerdictTask
+from evaluators.metrics.base import Metric, Scored, listing, record
+from evaluators.result import VerdictRecord
+from evaluators.session import JudgeSession
+
+
+class ContextualPrecision(Metric):
+    """Rank-aware: mean precision@k over the ranks of nodes useful for the expected output."""
+
+    name = "contextual_precision"
+    required_fields = (CaseField.INPUT, CaseField.RETRIEVAL_CONTEXT, CaseField.EXPECTED_OUTPUT)
+
+    def reference(self, case: TestCase) -> str:
+        return case.expected_output or ""
+
+    async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
+        nodes = list(case.retrieval_context or [])
+        verdicts = await session.verdicts(nodes, [self.reference(case)], VerdictTask.USEFUL)
+        relevance = [v.verdict == "yes" for v in verdicts]
+        ranks = [k for k, relevant in enumerate(relevance, start=1) if relevant]
+        reason = (
+            f"useful nodes at ranks {ranks} of {len(nodes)}"
+            if ranks
+            else f"none of the {len(nodes)} nodes is useful"
+        )
+        return Scored(
+            scores.contextual_precision(relevance),
+            reason,
+            [record("node", n, v, "useful") for n, v in zip(nodes, verdicts, strict=True)],
+        )
+
+
+class ContextUtilization(ContextualPrecision):
+    """Contextual precision judged against the actual output instead of the expected one (reference-free)."""
+
+    name = "context_utilization"
+    required_fields = (CaseField.INPUT, CaseField.ACTUAL_OUTPUT, CaseField.RETRIEVAL_CONTEXT)
+
+    def reference(self, case: TestCase) -> str:
+        return case.actual_output or ""
+
+
+class ContextualRecall(Metric):
+    """Statements of the expected output attributable to the retrieval context / statements."""
+
+    name = "contextual_recall"
+    required_fields = (CaseField.RETRIEVAL_CONTEXT, CaseField.EXPECTED_OUTPUT)
+
+    async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
+        judged = await session.extract_verdicts(
+            case.expected_output or "",
+            ExtractKind.STATEMENTS,
+            list(case.retrieval_context or []),
+            VerdictTask.SUPPORTED,
+        )
+        if not judged:
+            raise scores.UndefinedScoreError("the expected output has no statements")
+        attributable = [v.verdict == "yes" for _, v in judged]
+        missing = [s for (s, _), ok in zip(judged, attributable, strict=True) if not ok]
+        reason = f"{sum(attributable)} of {len(judged)} expected statements found in the context"
+        if missing:
+            reason += f"; missing: {listing(missing)}"
+        return Scored(
+            scores.verdict_ratio(attributable),
+            reason,
+            [record("statement", s, v, "supported") for s, v in judged],
+        )
+
+
+class ContextualRelevancy(Metric):
+    """Statements of all nodes relevant to the input / all statements of all nodes."""
+
+    name = "contextual_relevancy"
+    required_fields = (CaseField.INPUT, CaseField.RETRIEVAL_CONTEXT)
+
+    async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
+        text = "\n\n".join(case.retrieval_context or [])
+        judged = await session.extract_verdicts(
+            text, ExtractKind.STATEMENTS, [case.input or ""], VerdictTask.RELEVANT
+        )
+        if not judged:
+            raise scores.UndefinedScoreError("the retrieval context has no statements")
+        relevant = [v.verdict == "yes" for _, v in judged]
+        reason = f"{sum(relevant)} of {len(judged)} context statements are relevant to the input"
+        return Scored(
+            scores.verdict_ratio(relevant), reason, [record("statement", s, v, "relevant") for s, v in judged]
+        )
+
+
+class ContextEntityRecall(Metric):
+    """|entities of the context ∩ entities of the expected output| / |entities of the expected output|."""
+
+    name = "context_entity_recall"
+    required_fields = (CaseField.RETRIEVAL_CONTEXT, CaseField.EXPECTED_OUTPUT)
+
+    async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
+        expected, found = await asyncio.gather(
+            session.extract(case.expected_output or "", ExtractKind.ENTITIES),
+            session.extract("\n\n".join(case.retrieval_context or []), ExtractKind.ENTITIES),
+        )
+        distinct: dict[str, str] = {}
+        for entity in expected:
+            distinct.setdefault(scores.normalise_entity(entity), entity)
+        expected = list(distinct.values())
+        score = scores.context_entity_recall(expected, found)
+        found_keys = {scores.normalise_entity(e) for e in found}
+        missed = [e for e in expected if scores.normalise_entity(e) not in found_keys]
+        reason = f"{len(expected) - len(missed)} of {len(expected)} expected entities appear in the context"
+        if missed:
+            reason += f"; missing: {listing(missed, 5)}"
+        records = [
+            VerdictRecord(kind="entity", item=e, verdict="no" if e in missed else "yes", check="in_context")
+            for e in expected
+        ]
+        return Scored(score, reason, records, {"context_entities": found})

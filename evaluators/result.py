@@ -1,0 +1,116 @@
+"""Results are values: a metric never raises out of `evaluate`, it returns one of four outcomes."""
+
+from __future__ import annotations
+
+import math
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field, field_validator
+
+from evaluators.judges.base import Usage
+
+
+class Outcome(StrEnum):
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"  # the judge failed (after retries and one repair) or something unexpected broke
+    UNMEASURED = "unmeasured"  # the score is undefined for this case (e.g. no claims, missing field)
+
+
+class VerdictRecord(BaseModel):
+    """One judged item, kept so a person can see why a score is what it is."""
+
+    kind: str  # claim, statement, node, context, entity, question, vote
+    item: str
+    verdict: str  # yes / no / idk, or a label such as tp / fp / fn
+    reason: str = ""
+    supporting_ids: list[int] = Field(default_factory=list)
+    check: str = ""  # which question was asked of the item (supported, relevant, ...)
+
+
+class UsageRecord(BaseModel):
+    calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+    @classmethod
+    def of(cls, usage: Usage) -> UsageRecord:
+        return cls(
+            calls=usage.calls,
+            cached_calls=usage.cached_calls,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            cost_usd=usage.cost_usd,
+        )
+
+    def add(self, other: UsageRecord) -> None:
+        self.calls += other.calls
+        self.cached_calls += other.cached_calls
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.cost_usd += other.cost_usd
+
+
+class MetricResult(BaseModel):
+    """`score` is None exactly when the outcome is error or unmeasured: never NaN."""
+
+    name: str
+    outcome: Outcome
+    score: float | None = None
+    passed: bool | None = None
+    threshold: float
+    lower_is_better: bool = False
+    reason: str = ""
+    verdicts: list[VerdictRecord] = Field(default_factory=list)
+    details: dict[str, Any] = Field(default_factory=dict)
+    usage: UsageRecord = Field(default_factory=UsageRecord)
+    duration_s: float = 0.0
+
+    @field_validator("score")
+    @classmethod
+    def _finite(cls, value: float | None) -> float | None:
+        if value is not None and not math.isfinite(value):
+            raise ValueError("a score must be a finite number")
+        return value
+
+    @property
+    def success(self) -> bool:
+        return self.outcome is Outcome.PASSED
+
+
+class CaseResult(BaseModel):
+    case_id: str
+    results: list[MetricResult]
+    usage: UsageRecord = Field(default_factory=UsageRecord)
+    duration_s: float = 0.0
+
+    def by_name(self) -> dict[str, MetricResult]:
+        return {result.name: result for result in self.results}
+
+
+class MetricSummary(BaseModel):
+    """Aggregate of one metric over the cases. pass_rate = passed / (passed + failed + error)."""
+
+    name: str
+    lower_is_better: bool = False
+    mean: float | None = None
+    pass_rate: float | None = None
+    counts: dict[Outcome, int] = Field(default_factory=dict)
+    usage: UsageRecord = Field(default_factory=UsageRecord)
+
+
+class EvaluationResult(BaseModel):
+    cases: list[CaseResult]
+    metrics: list[MetricSummary]
+    ragas_score: float | None = None  # harmonic mean of the metric means (lower-is-better as 1 - mean)
+    usage: UsageRecord = Field(default_factory=UsageRecord)
+    judge: dict[str, str] = Field(default_factory=dict)
+
+    def summary(self, name: str) -> MetricSummary:
+        for metric in self.metrics:
+            if metric.name == name:
+                return metric
+        raise KeyError(name)

@@ -1,0 +1,126 @@
+"""The arithmetic of every metric: pure functions from verdicts to floats.
+
+Kept apart from the judges so that each formula of METRICS.md is unit-tested on fixed verdicts.
+A formula that is undefined for its input (no claims, no expected entities, a zero vector) raises
+`UndefinedScoreError` instead of returning NaN; metrics turn that into an "unmeasured" result.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Mapping, Sequence
+
+
+class UndefinedScoreError(ValueError):
+    """The score cannot be determined from these inputs (e.g. nothing to count)."""
+
+
+def verdict_ratio(verdicts: Sequence[bool]) -> float:
+    """Share of positive verdicts: faithfulness, recall, relevancy, hallucination, noise sensitivity."""
+    if not verdicts:
+        raise UndefinedScoreError("no verdicts to count")
+    return sum(1 for verdict in verdicts if verdict) / len(verdicts)
+
+
+def contextual_precision(relevance: Sequence[bool]) -> float:
+    """Mean precision@k over the ranks k of relevant nodes; no relevant node gives 0 (METRICS.md)."""
+    relevant_so_far = 0
+    total = 0.0
+    for k, relevant in enumerate(relevance, start=1):
+        if relevant:
+            relevant_so_far += 1
+            total += relevant_so_far / k
+    return total / relevant_so_far if relevant_so_far else 0.0
+
+
+def normalise_entity(entity: str) -> str:
+    return " ".join(entity.casefold().split())
+
+
+def context_entity_recall(expected: Collection[str], found: Collection[str]) -> float:
+    """|CE ∩ GE| / |GE|, entities compared case- and whitespace-insensitively."""
+    expected_set = {normalise_entity(e) for e in expected if e.strip()}
+    if not expected_set:
+        raise UndefinedScoreError("the expected output names no entities")
+    found_set = {normalise_entity(e) for e in found if e.strip()}
+    return len(expected_set & found_set) / len(expected_set)
+
+
+def factual_f1(tp: int, fp: int, fn: int) -> float:
+    """|TP| / (|TP| + 0.5 (|FP| + |FN|)), the statement-level F1 of answer correctness."""
+    if min(tp, fp, fn) < 0:
+        raise ValueError("statement counts cannot be negative")
+    if tp + fp + fn == 0:
+        raise UndefinedScoreError("neither the answer nor the expected output has statements")
+    return tp / (tp + 0.5 * (fp + fn))
+
+
+def answer_correctness(
+    tp: int, fp: int, fn: int, similarity: float, weights: tuple[float, float] = (0.75, 0.25)
+) -> float:
+    """Weighted average of factual F1 and semantic similarity (ragas' weights by default)."""
+    f1_weight, similarity_weight = weights
+    if f1_weight < 0 or similarity_weight < 0 or f1_weight + similarity_weight == 0:
+        raise ValueError("weights must be non-negative and not both zero")
+    f1 = factual_f1(tp, fp, fn)
+    return (f1_weight * f1 + similarity_weight * similarity) / (f1_weight + similarity_weight)
+
+
+def harmonic_mean(scores: Sequence[float]) -> float:
+    """Harmonic mean; any zero makes it zero, which is the point of ragas_score."""
+    if not scores:
+        raise UndefinedScoreError("no scores to aggregate")
+    if any(score < 0 for score in scores):
+        raise ValueError("the harmonic mean is undefined for negative scores")
+    if any(score == 0 for score in scores):
+        return 0.0
+    return len(scores) / sum(1.0 / score for score in scores)
+
+
+def geval_weighted(score_probabilities: Mapping[int, float]) -> float:
+    """Probability-weighted score (G-Eval paper): sum(s * p(s)) / sum(p(s))."""
+    mass = sum(p for p in score_probabilities.values() if p > 0)
+    if mass <= 0:
+        raise UndefinedScoreError("no probability mass on any score")
+    return sum(score * p for score, p in score_probabilities.items() if p > 0) / mass
+
+
+def normalise_range(score: float, low: int, high: int) -> float:
+    """Map a rubric score in [low, high] onto [0, 1]."""
+    if high <= low:
+        raise ValueError("the rubric range must have high > low")
+    return (min(max(score, low), high) - low) / (high - low)
+
+
+def cosine_similarity(a: Sequence[float], b: Sequence[float]) -> float:
+    """Cosine of two vectors; may be negative and is reported as computed."""
+    if len(a) != len(b):
+        raise ValueError("vectors of different dimensions")
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    if norm == 0:
+        raise UndefinedScoreError("a zero embedding vector has no direction")
+    return sum(x * y for x, y in zip(a, b, strict=True)) / norm
+
+
+def mean(values: Sequence[float]) -> float:
+    if not values:
+        raise UndefinedScoreError("no values to average")
+    return sum(values) / len(values)
+
+
+def majority_vote(votes: Sequence[bool]) -> float:
+    """1.0 when more than half the votes are yes (aspect critique's `strictness` votes)."""
+    if not votes:
+        raise UndefinedScoreError("no votes")
+    return 1.0 if sum(votes) * 2 > len(votes) else 0.0
+
+
+def passes(score: float, threshold: float, lower_is_better: bool) -> bool:
+    return score <= threshold if lower_is_better else score >= threshold
+
+
+def strict_score(score: float, lower_is_better: bool) -> float:
+    """strict_mode: only a perfect score counts (1 or 0; for lower-is-better metrics, 0 or 1)."""
+    if lower_is_better:
+        return 0.0 if score <= 0 else 1.0
+    return 1.0 if score >= 1 else 0.0

@@ -1,0 +1,1 @@
+"""Generates ragpulse's Grafana dashboards (committed in grafana/dashboards/) with grafana-foundation-sdk."""

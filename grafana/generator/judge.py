@@ -1,0 +1,162 @@
+"""The "Judge cost" dashboard: what the LLM judge costs and how well it answers.
+
+Money first (dollars and tokens per hour, budget left), then reliability (errors, latency), then the
+offline-first cascade that keeps most evaluations away from the paid judge.
+"""
+
+from __future__ import annotations
+
+from grafana_foundation_sdk.builders.dashboard import Dashboard
+
+from grafana.generator.common import (
+    PROVISIONED_PROMETHEUS_UID,
+    datasource_variable,
+    label_variable,
+    new_dashboard,
+    query,
+    row,
+    stat_panel,
+    threshold_line,
+    time_series,
+)
+
+UID = "ragpulse-judge"
+JUDGE_MODEL = 'judge=~"$judge", model=~"$model"'
+JUDGE_ERROR_SHARE = 0.1  # RagpulseJudgeErrorRate's threshold
+
+
+def build() -> Dashboard:
+    latency = [
+        query(
+            f"histogram_quantile({q}, sum by (le) (rate(ragpulse_judge_latency_seconds_bucket[$__rate_interval])))",
+            f"p{round(q * 100)}",
+            ref_id=ref,
+        )
+        for q, ref in ((0.5, "A"), (0.95, "B"), (0.99, "C"))
+    ]
+    return (
+        new_dashboard(UID, "Judge cost", "Requests, errors, latency, tokens and dollars of the LLM judge.")
+        .with_variable(datasource_variable("datasource", "Metrics", "prometheus", PROVISIONED_PROMETHEUS_UID))
+        .with_variable(label_variable("judge", "Judge", "label_values(ragpulse_judge_requests_total, judge)"))
+        .with_variable(
+            label_variable(
+                "model", "Model", 'label_values(ragpulse_judge_requests_total{judge=~"$judge"}, model)'
+            )
+        )
+        .with_row(row("Spend"))
+        .with_panel(
+            stat_panel(
+                "Dollars per hour",
+                "Judge spend rate over the last hour.",
+                "sum(rate(ragpulse_judge_cost_usd_total[1h])) * 3600",
+                unit="currencyUSD",
+            )
+        )
+        .with_panel(
+            stat_panel(
+                "Dollars in the time range",
+                "Judge spend over the dashboard's time range.",
+                "sum(increase(ragpulse_judge_cost_usd_total[$__range]))",
+                unit="currencyUSD",
+            )
+        )
+        .with_panel(
+            stat_panel(
+                "Tokens per hour",
+                "Prompt and completion tokens over the last hour.",
+                f"sum(rate(ragpulse_judge_tokens_total{{{JUDGE_MODEL}}}[1h])) * 3600",
+            )
+        )
+        .with_panel(
+            stat_panel(
+                "Budget left",
+                "Share of the current budget window left, lowest instance "
+                "(1 when no budget is configured). At 0 sampled traces are skipped as over_budget.",
+                "min(ragpulse_judge_budget_remaining_ratio)",
+                unit="percentunit",
+            )
+            .min(0)
+            .max(1)
+        )
+        .with_panel(
+            time_series(
+                "Dollars per hour",
+                "Judge spend rate.",
+                [query("sum(rate(ragpulse_judge_cost_usd_total[$__rate_interval])) * 3600", "USD/h")],
+                unit="currencyUSD",
+            )
+        )
+        .with_panel(
+            time_series(
+                "Tokens per hour",
+                "Tokens per hour by model and kind (prompt, completion).",
+                [
+                    query(
+                        f"sum by (model, kind) (rate(ragpulse_judge_tokens_total{{{JUDGE_MODEL}}}[$__rate_interval]))"
+                        " * 3600",
+                        "{{model}} {{kind}}",
+                    )
+                ],
+                stacked=True,
+            )
+        )
+        .with_panel(
+            time_series(
+                "Budget left",
+                "Share of the budget window left, per instance.",
+                [query("ragpulse_judge_budget_remaining_ratio", "{{instance}}")],
+                unit="percentunit",
+                max_value=1,
+            )
+        )
+        .with_panel(
+            time_series(
+                "Cascade",
+                "Evaluations settled by the offline judge alone vs escalated to the LLM judge.",
+                [query("sum by (stage) (rate(ragpulse_cascade_total[$__rate_interval]))", "{{stage}}")],
+                unit="reqps",
+                stacked=True,
+            )
+        )
+        .with_row(row("Reliability"))
+        .with_panel(
+            time_series(
+                "Requests by outcome",
+                "Judge requests per second: ok, error, timeout, rate_limited, invalid "
+                "(answer did not match the JSON schema).",
+                [
+                    query(
+                        f"sum by (outcome) (rate(ragpulse_judge_requests_total{{{JUDGE_MODEL}}}[$__rate_interval]))",
+                        "{{outcome}}",
+                    )
+                ],
+                unit="reqps",
+                stacked=True,
+            )
+        )
+        .with_panel(
+            threshold_line(
+                time_series(
+                    "Failed request share",
+                    "Non-ok share of judge requests per judge and model over 10 minutes; "
+                    "the dashed line is the judge-error alert threshold.",
+                    [
+                        query(
+                            f"judge_model:ragpulse_judge_requests_failed:ratio_rate10m{{{JUDGE_MODEL}}}",
+                            "{{judge}} {{model}}",
+                        )
+                    ],
+                    unit="percentunit",
+                    max_value=1,
+                ),
+                JUDGE_ERROR_SHARE,
+                below_is_bad=False,
+            )
+        )
+        .with_panel(
+            time_series(
+                "Judge latency", "Latency of one judge call (all judges).", latency, unit="s", width=24
+            )
+        )
+        .build()
+    )

@@ -1,0 +1,134 @@
+"""Every convention, from spans made with the real OTel SDK, comes out as the right RagRecord."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from collector.conventions import ExtractionError, extract
+from collector.decode import decode
+from collector.spans import flatten
+from tests.support.rag_traces import BUILDERS, RagCase, encode, make_spans
+
+
+def _extract(sdk_spans):
+    spans = flatten(decode(encode(sdk_spans)))
+    return extract(spans[0].trace_id, spans)
+
+
+@pytest.mark.parametrize("convention", sorted(BUILDERS))
+def test_each_convention_yields_the_rag_record(convention: str) -> None:
+    case = RagCase()
+    sdk_spans = make_spans(convention, case)
+    record = _extract(sdk_spans)
+    assert record is not None
+    assert record.convention == convention
+    assert record.query == case.query
+    assert record.response == case.response
+    assert [n.text for n in record.nodes] == [t for _, t, _ in case.nodes]
+    assert [n.score for n in record.nodes] == [s for _, _, s in case.nodes]
+    assert [n.id for n in record.nodes] == [i for i, _, _ in case.nodes]
+    assert record.trace_id == f"{sdk_spans[0].context.trace_id:032x}"
+    assert record.anchor_span_id in {f"{s.context.span_id:016x}" for s in sdk_spans}
+    assert record.service == "rag-app"
+    assert record.route == "/ask"
+    assert record.model.startswith("gpt-4o-mini")
+
+
+def test_trace_without_rag_data_is_none() -> None:
+    from tests.support.rag_traces import Collect, provider
+
+    collect = Collect()
+    with provider(collect).get_tracer("t").start_as_current_span("GET /health") as span:
+        span.set_attribute("http.route", "/health")
+    assert _extract(collect.spans) is None
+
+
+def _native_span(**attributes):
+    from tests.support.rag_traces import Collect, provider
+
+    collect = Collect()
+    with provider(collect).get_tracer("t").start_as_current_span("answer") as span:
+        span.set_attributes(attributes)
+    return collect.spans
+
+
+@pytest.mark.parametrize(
+    ("attributes", "reason"),
+    [
+        (
+            {"rag.query": "q", "rag.response": "a", "rag.retrieval.documents": "[{not json"},
+            "invalid_retrieval_json",
+        ),
+        (
+            {"rag.query": "q", "rag.response": "a", "rag.retrieval.documents": '{"x": 1}'},
+            "invalid_retrieval_json",
+        ),
+        ({"rag.query": 42, "rag.response": "a"}, "wrong_type"),
+        (
+            {"rag.query": "q", "rag.response": "a", "rag.retrieval.documents": json.dumps([{"id": "1"}])},
+            "missing_attribute",
+        ),
+        (
+            {
+                "rag.query": "q",
+                "rag.response": "a",
+                "rag.retrieval.documents": json.dumps([{"content": "c", "score": "hi"}]),
+            },
+            "wrong_type",
+        ),
+        ({"rag.query": "q"}, "missing_attribute"),
+        ({"rag.query": "q", "rag.response": "a", "rag.reference_contexts": "[1, 2]"}, "wrong_type"),
+    ],
+)
+def test_bad_attributes_raise_a_named_reason(attributes: dict, reason: str) -> None:
+    with pytest.raises(ExtractionError) as caught:
+        _extract(_native_span(**attributes))
+    assert caught.value.reason == reason
+
+
+def test_reference_fields_for_reference_based_metrics() -> None:
+    record = _extract(
+        _native_span(
+            **{
+                "rag.query": "q",
+                "rag.response": "a",
+                "rag.retrieval.documents": json.dumps(["plain text node"]),
+                "rag.expected_output": "expected",
+                "rag.reference_contexts": json.dumps(["ref one", "ref two"]),
+            }
+        )
+    )
+    assert record.expected_output == "expected"
+    assert record.reference_contexts == ("ref one", "ref two")
+    assert record.nodes[0].text == "plain text node" and record.nodes[0].id == "0"
+
+
+def test_openinference_json_input_value() -> None:
+    from tests.support.rag_traces import Collect, provider
+
+    collect = Collect()
+    tracer = provider(collect).get_tracer("t")
+    with tracer.start_as_current_span("chain") as chain:
+        chain.set_attributes(
+            {
+                "openinference.span.kind": "CHAIN",
+                "input.value": json.dumps({"question": "What is RAG?"}),
+                "input.mime_type": "application/json",
+                "output.value": json.dumps({"answer": "Retrieval-augmented generation."}),
+                "output.mime_type": "application/json",
+            }
+        )
+        with tracer.start_as_current_span("retrieve") as retriever:
+            retriever.set_attributes(
+                {
+                    "openinference.span.kind": "RETRIEVER",
+                    "retrieval.documents.0.document.content": "RAG retrieves passages.",
+                }
+            )
+        with tracer.start_as_current_span("llm") as llm:
+            llm.set_attributes({"openinference.span.kind": "LLM", "output.value": "x"})
+    record = _extract(collect.spans)
+    assert record.query == "What is RAG?"
+    assert record.response == "Retrieval-augmented generation."

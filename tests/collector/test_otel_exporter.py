@@ -1,0 +1,168 @@
+"""Evaluation spans over real OTLP/HTTP, captured by ragpulse's own receiver."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+from opentelemetry.proto.trace.v1 import trace_pb2
+
+from collector import __version__
+from collector.deadletter import LogDeadLetters
+from collector.exporters.otel_spans import OtelExportConfig, OtelSpanExporter
+from collector.metrics import EXPORT_ERRORS
+from collector.receivers import Received
+from collector.receivers.otlp_http import OtlpHttpConfig, OtlpHttpReceiver
+from collector.records import RagRecord, RetrievedNode
+from collector.results import Evaluation, Outcome
+from collector.spans import Span
+
+TRACE_ID = "0af7651916cd43dd8448eb211c80319c"
+ANCHOR_SPAN_ID = "b7ad6b7169203331"
+
+
+class Capture:
+    def __init__(self) -> None:
+        self.spans: list[Span] = []
+        self._arrived = threading.Condition()
+
+    def deliver(self, received: Received) -> None:
+        with self._arrived:
+            self.spans.extend(received.spans)
+            self._arrived.notify_all()
+
+    def wait_for(self, count: int, timeout_s: float = 10.0) -> list[Span]:
+        with self._arrived:
+            self._arrived.wait_for(lambda: len(self.spans) >= count, timeout_s)
+            return list(self.spans)
+
+
+@pytest.fixture
+def capture() -> Iterator[tuple[Capture, str]]:
+    receiver = OtlpHttpReceiver(OtlpHttpConfig(port=0), LogDeadLetters())
+    captured = Capture()
+    receiver.start(captured.deliver)
+    try:
+        yield captured, f"http://127.0.0.1:{receiver.port}/v1/traces"
+    finally:
+        receiver.shutdown()
+
+
+def make_record() -> RagRecord:
+    return RagRecord(
+        trace_id=TRACE_ID,
+        anchor_span_id=ANCHOR_SPAN_ID,
+        query="What is the capital of France?",
+        response="Paris is the capital of France. It has 90 million people.",
+        nodes=(RetrievedNode("d1", "Paris is the capital and largest city of France.", 0.82),),
+        service="rag-api",
+        route="/api/ask",
+        model="gpt-4o-mini",
+    )
+
+
+def evaluation(metric: str, outcome: Outcome, score: float | None, reason: str) -> Evaluation:
+    return Evaluation(
+        metric=metric,
+        outcome=outcome,
+        score=score,
+        reason=reason,
+        threshold=0.5,
+        lower_is_better=metric == "hallucination",
+        judge="openai",
+        judge_model="gpt-4o-mini",
+        duration_s=0.25,
+    )
+
+
+EVALUATIONS = (
+    evaluation(
+        "faithfulness", Outcome.PASSED, 0.5, "1 of 2 claims supported: 90 million is not in the context."
+    ),
+    evaluation("answer_relevancy", Outcome.FAILED, 0.25, "x" * 5_000),
+    evaluation("contextual_relevancy", Outcome.ERROR, None, "judge timed out after 30 s"),
+)
+
+
+def test_one_span_per_metric_in_the_evaluated_trace(capture: tuple[Capture, str]) -> None:
+    captured, endpoint = capture
+    exporter = OtelSpanExporter(OtelExportConfig(endpoint=endpoint, max_explanation_chars=200))
+    exporter.export(make_record(), EVALUATIONS)
+    assert exporter.force_flush(10.0)
+    spans = {span.name: span for span in captured.wait_for(len(EVALUATIONS))}
+    exporter.shutdown()
+
+    assert set(spans) == {f"evaluation {e.metric}" for e in EVALUATIONS}
+    for span in spans.values():
+        assert span.trace_id == TRACE_ID
+        assert span.parent_span_id == ANCHOR_SPAN_ID
+        assert span.raw.kind == trace_pb2.Span.SPAN_KIND_INTERNAL
+        assert [(link.trace_id.hex(), link.span_id.hex()) for link in span.raw.links] == [
+            (TRACE_ID, ANCHOR_SPAN_ID)
+        ]
+        assert span.resource["service.name"] == "ragpulse"
+        assert span.attributes["ragpulse.version"] == __version__
+        assert span.attributes["ragpulse.judge"] == "openai"
+        assert span.attributes["ragpulse.judge.model"] == "gpt-4o-mini"
+        assert span.end_ns - span.start_ns == pytest.approx(0.25e9, abs=1e6)
+        (event_name, event_attributes), *_ = span.events
+        assert event_name == "gen_ai.evaluation.result"
+        assert event_attributes == span.attributes
+
+    faithfulness = spans["evaluation faithfulness"]
+    assert faithfulness.attributes["gen_ai.evaluation.name"] == "faithfulness"
+    assert faithfulness.attributes["gen_ai.evaluation.score.value"] == 0.5
+    assert faithfulness.attributes["gen_ai.evaluation.score.label"] == "pass"
+    assert "90 million" in faithfulness.attributes["gen_ai.evaluation.explanation"]
+    assert faithfulness.raw.status.code == trace_pb2.Status.STATUS_CODE_UNSET
+
+    relevancy = spans["evaluation answer_relevancy"]
+    assert relevancy.attributes["gen_ai.evaluation.score.label"] == "fail"
+    assert relevancy.attributes["gen_ai.evaluation.explanation"] == "x" * 200
+
+    errored = spans["evaluation contextual_relevancy"]
+    assert "gen_ai.evaluation.score.value" not in errored.attributes
+    assert errored.attributes["gen_ai.evaluation.score.label"] == "error"
+    assert errored.attributes["error.type"] == "evaluation_error"
+    assert errored.raw.status.code == trace_pb2.Status.STATUS_CODE_ERROR
+    assert errored.raw.status.message == "judge timed out after 30 s"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_unreachable_endpoint_is_counted_not_raised() -> None:
+    closed_port_endpoint = f"http://127.0.0.1:{free_port()}/v1/traces"  # nothing listens there
+    exporter = OtelSpanExporter(OtelExportConfig(endpoint=closed_port_endpoint, timeout_s=1.0))
+    before = EXPORT_ERRORS.labels("otlp")._value.get()
+    exporter.export(make_record(), EVALUATIONS[:2])
+    exporter.force_flush(5.0)
+    deadline = time.monotonic() + 10
+    while EXPORT_ERRORS.labels("otlp")._value.get() < before + 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    exporter.shutdown()
+    assert EXPORT_ERRORS.labels("otlp")._value.get() == before + 2
+
+
+def test_disabled_without_endpoint() -> None:
+    exporter = OtelSpanExporter(OtelExportConfig())
+    assert not exporter.enabled
+    exporter.export(make_record(), EVALUATIONS)
+    assert exporter.force_flush(1.0)
+    exporter.shutdown()
+
+
+def test_bad_ids_are_counted_not_raised(capture: tuple[Capture, str]) -> None:
+    _, endpoint = capture
+    exporter = OtelSpanExporter(OtelExportConfig(endpoint=endpoint))
+    before = EXPORT_ERRORS.labels("otlp")._value.get()
+    bad = RagRecord(trace_id="not-hex", anchor_span_id=ANCHOR_SPAN_ID, query="q", response="r")
+    exporter.export(bad, EVALUATIONS[:1])
+    exporter.shutdown()
+    assert EXPORT_ERRORS.labels("otlp")._value.get() == before + 1

