@@ -106,7 +106,9 @@ def hand_written() -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--limit", type=int, default=None, help="answers per split (default: all)")
     parser.add_argument("--skip-halueval", action="store_true")
     args = parser.parse_args()

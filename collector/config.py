@@ -36,7 +36,6 @@ class JudgeConfig(BaseModel):
     api_key_file: Path | None = Field(None, description="A file holding the key (e.g. a mounted Secret).")
     timeout_s: float = Field(30.0, gt=0)
     max_retries: int = Field(3, ge=0)
-    concurrency: int = Field(8, ge=1, description="Concurrent judge requests.")
     cascade: bool = Field(False, description="Offline judge first, the LLM judge only on doubt.")
     cascade_band: tuple[float, float] = Field(
         (0.25, 0.75), description="Offline scores in this band escalate."

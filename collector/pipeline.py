@@ -39,6 +39,7 @@ class EvaluationConfig(BaseModel):
     dedup_window_s: float = Field(600.0, ge=0, description="Suppress (trace, metric) re-evaluations.")
     shutdown_deadline_s: float = Field(20.0, ge=0, description="Finish in-flight work within this.")
     tick_s: float = Field(0.1, gt=0, description="How often complete traces are collected.")
+    flush_interval_s: float = Field(0.5, gt=0, description="Exporters flush, then offsets may advance.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +98,7 @@ class Pipeline:
         self._recent = RecentKeys(ttl_s=self.config.dedup_window_s)
         self._queue: asyncio.Queue[_Job] = asyncio.Queue(maxsize=self.config.queue_size)
         self._loop: asyncio.AbstractEventLoop | None = None
-        self.evaluated = 0  # records fully evaluated and exported (for the demo's live lines)
+        self._unflushed: list[AssembledTrace] = []
 
     @property
     def ready(self) -> bool:
@@ -165,8 +166,26 @@ class Pipeline:
             except Exception:  # a bug must not kill the worker
                 logger.exception("evaluation of trace %s failed", job.record.trace_id)
                 DROPPED.labels("internal_error").inc()
-            job.trace.release()
+            self._unflushed.append(job.trace)  # acknowledged once the exporters have flushed
             self._queue.task_done()
+
+    async def _flusher(self) -> None:
+        """Release acks only after the exporters flushed, so a crash never commits an unsent score."""
+        while True:
+            await asyncio.sleep(self.config.flush_interval_s)
+            await self._flush()
+
+    async def _flush(self) -> None:
+        if not self._unflushed:
+            return
+        traces, self._unflushed = self._unflushed, []
+        for exporter in self.exporters:
+            try:
+                await asyncio.to_thread(exporter.force_flush, 10.0)
+            except Exception:
+                logger.exception("exporter %s failed to flush", type(exporter).__name__)
+        for trace in traces:
+            trace.release()
 
     async def _evaluate(self, job: _Job) -> None:
         assert self.evaluator is not None and self.sampler is not None
@@ -186,13 +205,13 @@ class Pipeline:
             self._recent.add((job.record.trace_id, evaluation.metric), time.monotonic())
         if job.record.end_time_unix_nano:
             END_TO_END.observe(max(0.0, time.time() - job.record.end_time_unix_nano / 1e9))
-        self.evaluated += 1
 
     # --- lifecycle -----------------------------------------------------------------------
     async def run(self, stop: asyncio.Event) -> None:
         """Run until `stop` is set, then shut down gracefully within the configured deadline."""
         self._loop = asyncio.get_running_loop()
         workers = [asyncio.create_task(self._worker()) for _ in range(self.config.workers)]
+        workers.append(asyncio.create_task(self._flusher()))
         for receiver in self.receivers:
             receiver.start(self.deliver)
         try:
@@ -217,8 +236,8 @@ class Pipeline:
         for worker in workers:
             worker.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
+        await self._flush()
         for exporter in self.exporters:
-            exporter.force_flush(5.0)
             exporter.shutdown()
         for receiver in self.receivers:
             receiver.shutdown()

@@ -7,9 +7,9 @@ Imports nothing from `collector`; usable on its own like ragas or deepeval.
 
 from evaluators.case import CaseField, MissingFieldError, TestCase
 from evaluators.evaluate import a_evaluate, a_evaluate_case, evaluate
+from evaluators.judges.accounting import CallRecord, Price
 from evaluators.judges.base import Judge, JudgeError, JudgeInfo, Usage
 from evaluators.judges.openai_judge import OpenAIJudge
-from evaluators.judges.transport import CallRecord, Price
 from evaluators.metrics import (
     AnswerCorrectness,
     AnswerRelevancy,

@@ -83,6 +83,11 @@ class TestCase(BaseModel):
             return None
         return value
 
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id_as_text(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, int | float) else value
+
     def has(self, field: CaseField) -> bool:
         value = getattr(self, field.value)
         if isinstance(value, list):

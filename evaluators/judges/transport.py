@@ -20,7 +20,7 @@ from typing import Any, Literal, TypeVar
 import openai
 from pydantic import BaseModel, ValidationError
 
-from evaluators.judges.accounting import record_usage
+from evaluators.judges.accounting import CallOutcome, CallRecord, Price, price_of, record_usage
 from evaluators.judges.base import JudgeError, Usage
 from evaluators.judges.cache import ReplyCache, request_key
 from evaluators.judges.prompts import schema_hint
@@ -31,53 +31,8 @@ log = logging.getLogger(__name__)
 R = TypeVar("R")
 M = TypeVar("M", bound=BaseModel)
 
-CallOutcome = Literal[
-    "ok",
-    "cached",
-    "invalid_output",
-    "rate_limited",
-    "server_error",
-    "timeout",
-    "connection_error",
-    "bad_request",
-    "client_error",
-]
 StructuredMode = Literal["auto", "json_schema", "json_object", "prompt"]
 _MODES: tuple[StructuredMode, ...] = ("json_schema", "json_object", "prompt")
-
-
-@dataclass(frozen=True, slots=True)
-class Price:
-    """USD per million tokens."""
-
-    prompt_per_million: float
-    completion_per_million: float = 0.0
-
-
-DEFAULT_PRICES: Mapping[str, Price] = {
-    "gpt-4o-mini": Price(0.15, 0.60),
-    "gpt-4o": Price(2.50, 10.00),
-    "gpt-4.1-nano": Price(0.10, 0.40),
-    "gpt-4.1-mini": Price(0.40, 1.60),
-    "gpt-4.1": Price(2.00, 8.00),
-    "text-embedding-3-small": Price(0.02),
-    "text-embedding-3-large": Price(0.13),
-}
-
-
-@dataclass(frozen=True, slots=True)
-class CallRecord:
-    """One HTTP request (or cache hit) to the judge endpoint: what the collector's metrics count."""
-
-    judge: str
-    model: str
-    operation: str
-    outcome: CallOutcome
-    latency_s: float
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    attempt: int = 1
 
 
 TokenLogprobs = tuple[
@@ -90,14 +45,6 @@ class StructuredReply:
     value: Any
     content: str
     logprobs: TokenLogprobs | None = None
-
-
-def price_of(prices: Mapping[str, Price], model: str) -> Price | None:
-    """Exact model name, else the longest known prefix (dated snapshots like gpt-4o-mini-2024-07-18)."""
-    if model in prices:
-        return prices[model]
-    matches = [name for name in prices if model.startswith(name)]
-    return prices[max(matches, key=len)] if matches else None
 
 
 class ChatTransport:
@@ -158,16 +105,7 @@ class ChatTransport:
                 response = await self._chat(operation, messages, extra, temperature)
                 break
             except _Rejected as rejected:
-                if self.structured_output == "auto" and self._mode_index < len(_MODES) - 1:
-                    self._mode_index += 1
-                    log.info(
-                        "judge endpoint rejected %s output; falling back to %s",
-                        mode,
-                        _MODES[self._mode_index],
-                    )
-                elif logprobs and self.logprobs_supported:
-                    self.logprobs_supported = False
-                else:
+                if not self._degrade(mode, "logprobs" in extra):
                     raise JudgeError(
                         f"{operation}: the judge endpoint rejected the request: {rejected}"
                     ) from None
@@ -196,6 +134,23 @@ class ChatTransport:
         reply = StructuredReply(value, content, _token_logprobs(response.response))
         self.cache.put(key, reply)
         return reply
+
+    def _degrade(self, rejected_mode: StructuredMode, sent_logprobs: bool) -> bool:
+        """After a 400, step down to a plainer request shape; False when nothing plainer is left.
+
+        Concurrent requests may all be rejected at once: only the first one steps down, the others
+        simply retry with the mode now in force.
+        """
+        if _MODES[self._mode_index] != rejected_mode:
+            return True
+        if self.structured_output == "auto" and self._mode_index < len(_MODES) - 1:
+            self._mode_index += 1
+            log.info("judge endpoint rejected %s output; using %s", rejected_mode, _MODES[self._mode_index])
+            return True
+        if sent_logprobs:
+            self.logprobs_supported = False
+            return True
+        return False
 
     def _messages(
         self, system: str, user: str, name: str, schema: dict[str, Any], mode: str

@@ -127,10 +127,10 @@ class GroundingFeaturizer:
         names = [e for e in entities(claim, common=self.idf.common) if e.lower() not in asked_lower]
         missing_names = tuple(e for e in names if not self._entity_found(e, refs))
 
-        elsewhere = [e for e in names if e not in missing_names and best is not None
-                     and e.lower() not in best.text.lower()]
+        elsewhere = self._swapped_names(claim, names, missing_names, best)
         flip = sentence is not None and (negation_count(claim) % 2) != (sentence.negations % 2)
-        failed = {p for name in (*missing_names, *elsewhere) for p in content_stems(name)} | set(missing_numbers)
+        failed = {p for name in (*missing_names, *elsewhere) for p in content_stems(name)}
+        failed |= set(missing_numbers)
         rest = [(s, w) for s, w in zip(stems, weights, strict=True) if s not in failed]
         rest_match = _recall([s for s, _ in rest], [w for _, w in rest], best.stems) if best and rest else 0.0
         features = (
@@ -159,6 +159,19 @@ class GroundingFeaturizer:
             negation_flip=flip and sentence_recall >= 0.5,
             restates_question=bool(stems) and not novel_stems,
         )
+
+    def _swapped_names(
+        self, claim: str, names: list[str], missing: tuple[str, ...], best: Window | None
+    ) -> list[str]:
+        """Names of the claim found in the references but not in its best window, when that window
+        names someone else instead ('Saturn is the largest' against 'Jupiter is the largest'). A
+        window naming nobody is just a coreference ('The tower is 330 metres tall')."""
+        if best is None:
+            return []
+        lowered = claim.lower()
+        others = [n for n in entities(best.text, common=self.idf.common) if n.lower() not in lowered]
+        window = best.text.lower()
+        return [e for e in names if e not in missing and e.lower() not in window] if others else []
 
     @staticmethod
     def _entity_found(entity: str, refs: References) -> bool:

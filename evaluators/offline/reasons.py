@@ -31,7 +31,8 @@ def unsupported_reason(ev: Evidence, probability: float) -> str:
         parts.append(f"number {', '.join(ev.missing_numbers[:3])} not in the context{said}")
     if ev.missing_entities:
         names = ", ".join(f"'{e}'" for e in ev.missing_entities[:3])
-        parts.append(f"{'entity' if len(ev.missing_entities) == 1 else 'entities'} {names} not in the context")
+        noun = "entity" if len(ev.missing_entities) == 1 else "entities"
+        parts.append(f"{noun} {names} not in the context")
     if ev.elsewhere_entities and ev.best_window is not None:
         names = ", ".join(f"'{e}'" for e in ev.elsewhere_entities[:3])
         parts.append(f"{names} not in the passage that matches best (node {ev.best_window.node})")

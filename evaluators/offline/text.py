@@ -6,6 +6,7 @@ sentence model), because the offline judge must evaluate hundreds of cases per s
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -59,12 +60,19 @@ NEGATIONS = frozenset(
     }
 )
 STOPWORDS = frozenset(
-    """a an the and or but if then else of to in on at by for with from into onto over under as is are was
-    were be been being am do does did doing has have had having it its it's this that these those there
-    here which who whom whose what when where why how i me my we our you your he him his she her they
-    them their so than too very can could will would shall should may might must also just about such
-    only both each any all some more most other another same own up down out off again further once
-    s t d ll re ve m o y yes well like one's per via i'm you're he's she's we're they're let's""".split()
+    """
+    a an the and or but if then else of to in on at by for with from into onto over under as is are
+    was were be been being am do does did doing has have had having it its it's this that these
+    those there here which who whom whose what when where why how i me my we our you your he him his
+    she her they them their so than too very can could will would shall should may might must also
+    just about such only both each any all some more most other another same own up down out off
+    again further once s t d ll re ve m o y yes well like one's per via i'm you're he's she's we're
+    they're let's
+    """.split()  # noqa: SIM905 (a word list reads better as text)
+)
+_FILLER = frozenset(
+    {"thank", "thanks", "hope", "help", "sure", "okay", "ok", "great", "hello", "hi", "welcome", "glad",
+     "happy", "regard", "cheer", "sorry", "please", "feel", "free", "question", "let", "know"}
 )
 NUMBER_WORDS = {
     "zero": "0",
@@ -89,6 +97,7 @@ NUMBER_WORDS = {
     "million": "1000000",
     "dozen": "12",
 }
+_NUMBER_WORD = re.compile(rf"\b(?:{'|'.join(NUMBER_WORDS)})\b", re.IGNORECASE)
 _SUFFIXES = ("ingly", "edly", "ing", "ies", "ied", "ed", "es", "s", "ly")
 
 
@@ -109,12 +118,12 @@ def stem(word: str) -> str:
 
 def words(text: str) -> list[str]:
     """Lower-cased word tokens (numbers included), in order."""
-    return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
+    return _WORD.findall(text.lower().replace("’", "'"))
 
 
 def content_stems(text: str) -> list[str]:
     """Stems of the words that carry content (stopwords and negations dropped), in order."""
-    return [stem(w) for w in words(text) if w not in STOPWORDS and w not in NEGATIONS and len(w) > 1]
+    return [stem(w) for w in words(text) if len(w) > 1 and w not in STOPWORDS and w not in NEGATIONS]
 
 
 def negation_count(text: str) -> int:
@@ -128,9 +137,7 @@ def numbers(text: str) -> list[str]:
         integer, fraction = match.group(1).replace(",", ""), (match.group(2) or "").rstrip("0")
         value = integer.lstrip("0") or "0"
         found.append(f"{value}.{fraction}" if fraction else value)
-    for w in words(text):
-        if w in NUMBER_WORDS:
-            found.append(NUMBER_WORDS[w])
+    found.extend(NUMBER_WORDS[w.lower()] for w in _NUMBER_WORD.findall(text))
     return found
 
 
@@ -142,7 +149,7 @@ def entities(text: str, *, common: frozenset[str] | set[str] = frozenset()) -> l
     """
     found: dict[str, None] = {}
     for match in _CAPITALISED.finditer(text):
-        span = match.group(0).strip(" .,'’-&")
+        span = match.group(0).strip(" .,'’-&").removesuffix("'s").removesuffix("’s")
         start = match.start()
         first = span.split()[0].lower() if span else ""
         sentence_start = start == 0 or text[max(0, start - 2) : start].strip() in {".", "!", "?", ":", '"'}
@@ -187,7 +194,7 @@ def _as_sentence(part: str) -> str:
 
 def is_factual(sentence: str) -> bool:
     """False for questions and content-free filler ('Thanks!', 'Hope this helps.')."""
-    return not sentence.rstrip().endswith("?") and len(content_stems(sentence)) >= 1
+    return not sentence.rstrip().endswith("?") and any(s not in _FILLER for s in content_stems(sentence))
 
 
 def is_noncommittal(text: str) -> bool:
@@ -212,8 +219,15 @@ def windows(reference: str, node: int) -> tuple[Window, ...]:
     """Every sentence, then every pair of adjacent sentences (a claim may draw on both); single
     sentences come first so that a tie picks the tighter window (negation is judged on it)."""
     sents = sentences(reference) or (reference,)
-    spans = [*sents, *(" ".join(sents[i : i + 2]) for i in range(len(sents) - 1))]
-    return tuple(
-        Window(node, s, frozenset(content_stems(s)), frozenset(numbers(s)), negation_count(s), i < len(sents))
-        for i, s in enumerate(spans)
-    )
+    singles = [
+        Window(node, s, frozenset(content_stems(s)), frozenset(numbers(s)), negation_count(s), True)
+        for s in sents
+    ]
+    pairs = [
+        Window(
+            node, f"{a.text} {b.text}", a.stems | b.stems, a.numbers | b.numbers,
+            a.negations + b.negations, False,
+        )
+        for a, b in itertools.pairwise(singles)
+    ]
+    return (*singles, *pairs)

@@ -8,6 +8,7 @@ correct answer, hallucinated answer) tuples per task. It is located on disk with
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 import random
 import re
@@ -22,8 +23,8 @@ import numpy as np
 from evaluators.judges.base import ExtractKind, Judge, VerdictTask
 from evaluators.offline.features import GroundingFeaturizer, prepare
 from evaluators.offline.judge import answer_claims
-from evaluators.offline.text import entities, sentences
 from evaluators.offline.model import LogisticModel
+from evaluators.offline.text import entities, sentences
 
 TASK_FIELDS = {
     "qa": ("knowledge", "question", "right_answer", "hallucinated_answer"),
@@ -129,7 +130,7 @@ def length_matched(items: Sequence[LabelledAnswer], seed: int = 0) -> list[int]:
     edges = (1, 2, 3, 4, 5, 6, 8, 11, 16, 26, 10**9)
     rng = np.random.default_rng(seed)
     chosen: list[int] = []
-    for low, high in zip(edges, edges[1:], strict=False):
+    for low, high in itertools.pairwise(edges):
         in_bin = [i for i, it in enumerate(items) if low <= len(it.answer.split()) < high]
         pos = [i for i in in_bin if items[i].label == 1]
         neg = [i for i in in_bin if items[i].label == 0]

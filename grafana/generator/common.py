@@ -98,6 +98,25 @@ def query(expr: str, legend: str = "", *, exemplar: bool = False, ref_id: str = 
     )
 
 
+def sum_rate(metric: str, by: str = "", selector: str = "", function: str = "rate") -> str:
+    """`sum by (<by>) (<function>(<metric>{<selector>}[$__rate_interval]))`, the shape of most panels."""
+    grouping = f" by ({by})" if by else ""
+    matchers = f"{{{selector}}}" if selector else ""
+    return f"sum{grouping} ({function}({metric}{matchers}[$__rate_interval]))"
+
+
+def latency_quantiles(histogram: str, selector: str = "") -> list[prometheus.Dataquery]:
+    """p50/p95/p99 of a latency histogram, one query each."""
+    return [
+        query(
+            f"histogram_quantile({q}, {sum_rate(histogram + '_bucket', 'le', selector)})",
+            f"p{round(q * 100)}",
+            ref_id=ref,
+        )
+        for q, ref in ((0.5, "A"), (0.95, "B"), (0.99, "C"))
+    ]
+
+
 def _legend() -> common_builders.VizLegendOptions:
     return (
         common_builders.VizLegendOptions()

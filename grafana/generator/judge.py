@@ -12,10 +12,12 @@ from grafana.generator.common import (
     PROVISIONED_PROMETHEUS_UID,
     datasource_variable,
     label_variable,
+    latency_quantiles,
     new_dashboard,
     query,
     row,
     stat_panel,
+    sum_rate,
     threshold_line,
     time_series,
 )
@@ -26,14 +28,6 @@ JUDGE_ERROR_SHARE = 0.1  # RagpulseJudgeErrorRate's threshold
 
 
 def build() -> Dashboard:
-    latency = [
-        query(
-            f"histogram_quantile({q}, sum by (le) (rate(ragpulse_judge_latency_seconds_bucket[$__rate_interval])))",
-            f"p{round(q * 100)}",
-            ref_id=ref,
-        )
-        for q, ref in ((0.5, "A"), (0.95, "B"), (0.99, "C"))
-    ]
     return (
         new_dashboard(UID, "Judge cost", "Requests, errors, latency, tokens and dollars of the LLM judge.")
         .with_variable(datasource_variable("datasource", "Metrics", "prometheus", PROVISIONED_PROMETHEUS_UID))
@@ -92,8 +86,7 @@ def build() -> Dashboard:
                 "Tokens per hour by model and kind (prompt, completion).",
                 [
                     query(
-                        f"sum by (model, kind) (rate(ragpulse_judge_tokens_total{{{JUDGE_MODEL}}}[$__rate_interval]))"
-                        " * 3600",
+                        sum_rate("ragpulse_judge_tokens_total", "model, kind", JUDGE_MODEL) + " * 3600",
                         "{{model}} {{kind}}",
                     )
                 ],
@@ -126,7 +119,7 @@ def build() -> Dashboard:
                 "(answer did not match the JSON schema).",
                 [
                     query(
-                        f"sum by (outcome) (rate(ragpulse_judge_requests_total{{{JUDGE_MODEL}}}[$__rate_interval]))",
+                        sum_rate("ragpulse_judge_requests_total", "outcome", JUDGE_MODEL),
                         "{{outcome}}",
                     )
                 ],
@@ -155,7 +148,11 @@ def build() -> Dashboard:
         )
         .with_panel(
             time_series(
-                "Judge latency", "Latency of one judge call (all judges).", latency, unit="s", width=24
+                "Judge latency",
+                "Latency of one judge call (all judges).",
+                latency_quantiles("ragpulse_judge_latency_seconds"),
+                unit="s",
+                width=24,
             )
         )
         .build()

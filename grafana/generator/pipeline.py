@@ -12,26 +12,17 @@ from grafana.generator.common import (
     PROVISIONED_PROMETHEUS_UID,
     datasource_variable,
     label_variable,
+    latency_quantiles,
     new_dashboard,
     query,
     row,
     stat_panel,
+    sum_rate,
     time_series,
 )
 
 UID = "ragpulse-pipeline"
 INSTANCE = 'instance=~"$instance"'
-
-
-def _latency_quantiles(metric: str) -> list:
-    return [
-        query(
-            f"histogram_quantile({q}, sum by (le) (rate({metric}_bucket{{{INSTANCE}}}[$__rate_interval])))",
-            f"p{round(q * 100)}",
-            ref_id=ref,
-        )
-        for q, ref in ((0.5, "A"), (0.95, "B"), (0.99, "C"))
-    ]
 
 
 def build() -> Dashboard:
@@ -81,7 +72,7 @@ def build() -> Dashboard:
                 "Spans received per second by source (kafka, otlp).",
                 [
                     query(
-                        f"sum by (source) (rate(ragpulse_spans_received_total{{{INSTANCE}}}[$__rate_interval]))",
+                        sum_rate("ragpulse_spans_received_total", "source", INSTANCE),
                         "{{source}}",
                     )
                 ],
@@ -91,7 +82,8 @@ def build() -> Dashboard:
         .with_panel(
             time_series(
                 "Traces by state",
-                "assembled: complete traces; extracted: a RAG record was found; no_rag_data: nothing to judge; "
+                "assembled: complete traces; extracted: a RAG record was found; "
+                "no_rag_data: nothing to judge; "
                 "evicted: closed at the memory/time cap before the root span ended.",
                 [
                     query(
@@ -106,11 +98,12 @@ def build() -> Dashboard:
         .with_panel(
             time_series(
                 "Sampling decisions",
-                "Why traces were or were not evaluated: sampled, not_sampled (rate), throttled (per-minute cap), "
+                "Why traces were or were not evaluated: sampled, not_sampled (rate), "
+                "throttled (per-minute cap), "
                 "over_budget (judge budget spent), no_rag_data.",
                 [
                     query(
-                        f"sum by (decision) (rate(ragpulse_sampling_decisions_total{{{INSTANCE}}}[$__rate_interval]))",
+                        sum_rate("ragpulse_sampling_decisions_total", "decision", INSTANCE),
                         "{{decision}}",
                     )
                 ],
@@ -147,7 +140,7 @@ def build() -> Dashboard:
                 "Records sent to the dead-letter topic, by reason (poison messages).",
                 [
                     query(
-                        f"sum by (reason) (increase(ragpulse_dead_letters_total{{{INSTANCE}}}[$__rate_interval]))",
+                        sum_rate("ragpulse_dead_letters_total", "reason", INSTANCE, function="increase"),
                         "{{reason}}",
                     )
                 ],
@@ -168,7 +161,7 @@ def build() -> Dashboard:
                 "End-to-end latency",
                 "From the end of the evaluated span to its score being exported (includes "
                 "the quiet period and the judge).",
-                _latency_quantiles("ragpulse_end_to_end_seconds"),
+                latency_quantiles("ragpulse_end_to_end_seconds", INSTANCE),
                 unit="s",
             )
         )

@@ -22,6 +22,7 @@ from grafana.generator.common import (
     row,
     score_heatmap,
     stat_panel,
+    sum_rate,
     threshold_line,
     time_series,
 )
@@ -142,7 +143,8 @@ def build() -> Dashboard:
         .with_panel(
             stat_panel(
                 "Pass rate by metric (last 5 m)",
-                "Passed / (passed + failed) per metric over the selected services and routes, weighted by volume.",
+                "Passed / (passed + failed) per metric over the selected services and routes, "
+                "weighted by volume.",
                 passed_share,
                 unit="percentunit",
                 width=12,
@@ -212,10 +214,11 @@ def build() -> Dashboard:
         .with_panel(
             time_series(
                 "Evaluation outcomes",
-                "Evaluations per second by outcome. error: the judge failed; unmeasured: required input missing.",
+                "Evaluations per second by outcome. error: the judge failed; "
+                "unmeasured: required input missing.",
                 [
                     query(
-                        f"sum by (outcome) (rate(ragpulse_evaluations_total{{{SERVICE_ROUTE}}}[$__rate_interval]))",
+                        sum_rate("ragpulse_evaluations_total", "outcome", SERVICE_ROUTE),
                         "{{outcome}}",
                     )
                 ],

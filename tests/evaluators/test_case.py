@@ -7,8 +7,10 @@ import pytest
 from evaluators import CaseField, Faithfulness, MissingFieldError, TestCase
 
 DEEPEVAL = {
-    "input": "What is AI?", "actual_output": "AI is artificial intelligence.",
-    "retrieval_context": ["AI means artificial intelligence."], "expected_output": "Artificial intelligence.",
+    "input": "What is AI?",
+    "actual_output": "AI is artificial intelligence.",
+    "retrieval_context": ["AI means artificial intelligence."],
+    "expected_output": "Artificial intelligence.",
     "context": ["AI stands for artificial intelligence."],
 }
 
@@ -16,10 +18,20 @@ DEEPEVAL = {
 @pytest.mark.parametrize(
     "names",
     [
-        {"question": "input", "answer": "actual_output", "contexts": "retrieval_context",
-         "ground_truth": "expected_output", "reference_contexts": "context"},
-        {"user_input": "input", "response": "actual_output", "retrieved_contexts": "retrieval_context",
-         "reference": "expected_output", "reference_contexts": "context"},
+        {
+            "question": "input",
+            "answer": "actual_output",
+            "contexts": "retrieval_context",
+            "ground_truth": "expected_output",
+            "reference_contexts": "context",
+        },
+        {
+            "user_input": "input",
+            "response": "actual_output",
+            "retrieved_contexts": "retrieval_context",
+            "reference": "expected_output",
+            "reference_contexts": "context",
+        },
     ],
 )
 def test_ragas_names_map_onto_deepeval_names(names: dict[str, str]) -> None:

@@ -11,9 +11,23 @@ import math
 import pytest
 
 from evaluators import (
-    AnswerCorrectness, AnswerRelevancy, AnswerRelevancySimilarity, AnswerSimilarity, AspectCritique,
-    ContextEntityRecall, ContextualPrecision, ContextualRecall, ContextualRelevancy, ContextUtilization,
-    Faithfulness, GEval, Hallucination, NoiseSensitivity, OpenAIJudge, Outcome, TestCase,
+    AnswerCorrectness,
+    AnswerRelevancy,
+    AnswerRelevancySimilarity,
+    AnswerSimilarity,
+    AspectCritique,
+    ContextEntityRecall,
+    ContextualPrecision,
+    ContextualRecall,
+    ContextualRelevancy,
+    ContextUtilization,
+    Faithfulness,
+    GEval,
+    Hallucination,
+    NoiseSensitivity,
+    OpenAIJudge,
+    Outcome,
+    TestCase,
 )
 from tests.support.openai_server import ScriptedOpenAIServer
 
@@ -28,8 +42,8 @@ AI_CASE = TestCase(
     input="What is AI?",
     actual_output="AI is artificial intelligence. AI is used in virtual assistants.",
     retrieval_context=NODES,
-    expected_output="AI, also known as Artificial Intelligence, is used to build complex systems for applications "
-    "like virtual assistants, robotics, and autonomous vehicles.",
+    expected_output="AI, also known as Artificial Intelligence, is used to build complex systems for "
+    "applications like virtual assistants, robotics, and autonomous vehicles.",
 )
 
 
@@ -52,8 +66,10 @@ async def test_context_utilization_judges_against_the_answer(openai_server, open
 
 
 async def test_contextual_recall_worked_example(openai_server, openai_judge) -> None:
-    statements = ["AI is also known as Artificial Intelligence.",
-                  "AI is used for virtual assistants, robotics, and autonomous vehicles."]
+    statements = [
+        "AI is also known as Artificial Intelligence.",
+        "AI is used for virtual assistants, robotics, and autonomous vehicles.",
+    ]
     openai_server.script.extractions[AI_CASE.expected_output] = statements
     openai_server.script.task_verdicts[("supported", "robotics")] = "no"
     result = await ContextualRecall().a_measure(AI_CASE, openai_judge)
@@ -75,9 +91,20 @@ async def test_contextual_relevancy_nine_of_eleven(openai_server, openai_judge) 
 async def test_context_entity_recall_taj_mahal(openai_server, openai_judge) -> None:
     case = TestCase(expected_output="The Taj Mahal ...", retrieval_context=["The Taj Mahal is in Agra ..."])
     openai_server.script.extractions[case.expected_output] = [
-        "Taj Mahal", "Yamuna", "Agra", "1631", "Shah Jahan", "Mumtaz Mahal"]
+        "Taj Mahal",
+        "Yamuna",
+        "Agra",
+        "1631",
+        "Shah Jahan",
+        "Mumtaz Mahal",
+    ]
     openai_server.script.extractions[case.retrieval_context[0]] = [
-        "Taj Mahal", "Agra", "Shah Jahan", "Mumtaz Mahal", "India"]
+        "Taj Mahal",
+        "Agra",
+        "Shah Jahan",
+        "Mumtaz Mahal",
+        "India",
+    ]
     result = await ContextEntityRecall().a_measure(case, openai_judge)
     assert result.score == pytest.approx(0.6667, abs=1e-4)
     assert {v.item for v in result.verdicts if v.verdict == "no"} == {"Yamuna", "1631"}
@@ -99,14 +126,18 @@ async def test_answer_relevancy_similarity_mean_cosine(openai_server, openai_jud
     assert result.score == pytest.approx(0.92, abs=1e-4)
     openai_server.script.noncommittal = True
     noncommittal = await AnswerRelevancySimilarity(n_questions=3).a_measure(
-        AI_CASE.model_copy(update={"actual_output": "I don't know."}), openai_judge)
+        AI_CASE.model_copy(update={"actual_output": "I don't know."}), openai_judge
+    )
     assert noncommittal.score == 0.0
 
 
 EINSTEIN = TestCase(
     input="When and where was Einstein born?",
     actual_output="Einstein was born in Germany. Einstein was born on 20th March 1879.",
-    retrieval_context=["Albert Einstein was a physicist.", "Albert Einstein was born 14 March 1879 in Germany."],
+    retrieval_context=[
+        "Albert Einstein was a physicist.",
+        "Albert Einstein was born 14 March 1879 in Germany.",
+    ],
 )
 
 
@@ -140,7 +171,9 @@ async def test_faithfulness_zero_claims_is_a_documented_one(openai_server, opena
 
 
 async def test_hallucination_lower_is_better(openai_server, openai_judge) -> None:
-    case = EINSTEIN.model_copy(update={"context": ["Einstein was born in Germany.", "Einstein was a physicist."]})
+    case = EINSTEIN.model_copy(
+        update={"context": ["Einstein was born in Germany.", "Einstein was a physicist."]}
+    )
     result = await Hallucination().a_measure(case, openai_judge)
     assert (result.score, result.outcome, result.lower_is_better) == (0.0, Outcome.PASSED, True)
     openai_server.script.task_verdicts[("contradicted", "born in Germany")] = "yes"
@@ -151,8 +184,12 @@ async def test_hallucination_lower_is_better(openai_server, openai_judge) -> Non
 
 LIC = TestCase(
     input="What is the Life Insurance Corporation of India known for?",
-    actual_output="LIC is the largest insurer in India. LIC was founded in 1956. LIC is the largest bank in Asia.",
-    retrieval_context=["LIC is the largest insurance company in India, founded in 1956.", "Banks in Asia grow."],
+    actual_output="LIC is the largest insurer in India. LIC was founded in 1956. "
+    "LIC is the largest bank in Asia.",
+    retrieval_context=[
+        "LIC is the largest insurance company in India, founded in 1956.",
+        "A blog says LIC is the largest bank in Asia.",
+    ],
     expected_output="LIC is the largest insurance company in India, established in 1956.",
 )
 
@@ -166,13 +203,13 @@ async def test_noise_sensitivity_lic(openai_server, openai_judge) -> None:
 
 async def test_noise_sensitivity_irrelevant_variant(openai_server, openai_judge) -> None:
     script = openai_server.script
-    script.task_verdicts[("supported", "largest bank", "Banks in Asia")] = "yes"  # attributable to node 1
+    script.task_verdicts[("supported", "largest bank", "A blog says")] = "yes"  # attributable to node 1
     script.task_verdicts[("supported", "largest bank")] = "no"  # but not in the expected output
-    script.task_verdicts[("useful", "Banks in Asia")] = "no"
+    script.task_verdicts[("useful", "A blog says")] = "no"
     relevant = NoiseSensitivity(mode="relevant")
     irrelevant = NoiseSensitivity(mode="irrelevant")
     assert relevant.name == "noise_sensitivity_relevant"
-    # the incorrect claim is attributed (by word overlap) to the irrelevant "Banks in Asia" node only
+    # the incorrect claim is attributed (by word overlap) to the irrelevant blog node only
     assert (await irrelevant.a_measure(LIC, openai_judge)).score == pytest.approx(0.3333, abs=1e-4)
     assert (await relevant.a_measure(LIC, openai_judge)).score == 0.0
 
@@ -184,8 +221,10 @@ async def test_answer_similarity_cosine(openai_server, openai_judge) -> None:
 
 
 async def test_answer_correctness_einstein(openai_server, openai_judge) -> None:
-    case = TestCase(actual_output="Einstein was born in Spain. Einstein was born in 1879.",
-                    expected_output="Einstein was born in Germany. Einstein was born in 1879.")
+    case = TestCase(
+        actual_output="Einstein was born in Spain. Einstein was born in 1879.",
+        expected_output="Einstein was born in Germany. Einstein was born in 1879.",
+    )
     openai_server.script.task_verdicts[("supported", "Spain")] = "no"
     openai_server.script.task_verdicts[("supported", "Germany")] = "no"
     result = await AnswerCorrectness(weights=(1.0, 0.0)).a_measure(case, openai_judge)
@@ -219,8 +258,11 @@ async def test_geval_plain_score_without_logprobs(openai_server: ScriptedOpenAIS
 
 async def test_geval_probability_weighted_with_logprobs(openai_server, openai_judge) -> None:
     openai_server.script.rubric_probabilities = {5: 0.3, 6: 0.1}
-    metric = GEval("fact", evaluation_steps=["List statements.", "Penalise invented content."],
-                   evaluation_params=["input", "actual_output", "expected_output"])
+    metric = GEval(
+        "fact",
+        evaluation_steps=["List statements.", "Penalise invented content."],
+        evaluation_params=["input", "actual_output", "expected_output"],
+    )
     result = await metric.a_measure(AI_CASE, openai_judge)
     assert result.score == pytest.approx(0.4722, abs=1e-4)
     assert openai_server.operations() == ["rubric"]  # steps given: no step-writing call

@@ -65,7 +65,9 @@ def test_noise_sensitivity_one_of_three() -> None:
 
 def test_answer_correctness_f1_example() -> None:
     assert scores.factual_f1(tp=1, fp=1, fn=1) == pytest.approx(0.5, abs=1e-4)
-    assert scores.answer_correctness(1, 1, 1, similarity=0.9) == pytest.approx(0.75 * 0.5 + 0.25 * 0.9, abs=1e-4)
+    assert scores.answer_correctness(1, 1, 1, similarity=0.9) == pytest.approx(
+        0.75 * 0.5 + 0.25 * 0.9, abs=1e-4
+    )
     assert scores.answer_correctness(1, 1, 1, similarity=0.9, weights=(1.0, 0.0)) == pytest.approx(0.5)
 
 

@@ -63,10 +63,14 @@ class JudgeScript:
         return [s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]
 
     def verdict(self, task: str, item: str, references: list[str]) -> dict[str, Any]:
-        value = next((v for key, v in self.task_verdicts.items() if _matches(key, task, item, references)), None)
+        value = next(
+            (v for key, v in self.task_verdicts.items() if _matches(key, task, item, references)), None
+        )
         default = self.task_defaults.get(task, self.default_verdict)
         value = value or next((v for key, v in self.verdicts.items() if key in item), default)
-        ids = _overlapping(item, references) if value == "yes" and task in ("supported", "contradicted") else []
+        ids = (
+            _overlapping(item, references) if value == "yes" and task in ("supported", "contradicted") else []
+        )
         return {"verdict": value, "reason": f"scripted {value}", "ids": ids}
 
     def embed(self, text: str) -> list[float]:
@@ -103,8 +107,13 @@ class RecordedRequest:
 
 class ScriptedOpenAIServer:
     def __init__(
-        self, script: JudgeScript | None = None, *, latency_s: float = 0.0, json_schema_supported: bool = True,
-        logprobs_supported: bool = True, hang_s: float = 5.0,
+        self,
+        script: JudgeScript | None = None,
+        *,
+        latency_s: float = 0.0,
+        json_schema_supported: bool = True,
+        logprobs_supported: bool = True,
+        hang_s: float = 5.0,
     ) -> None:
         self.script = script or JudgeScript()
         self.latency_s = latency_s
@@ -117,7 +126,12 @@ class ScriptedOpenAIServer:
         self._stopping = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="scripted-openai", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="scripted-openai",
+            daemon=True,
+        )
 
     @property
     def base_url(self) -> str:
@@ -169,7 +183,11 @@ class ScriptedOpenAIServer:
             return 404, {"error": {"message": f"no route {path}"}}, {}
         response_format = body.get("response_format") or {}
         if response_format.get("type") == "json_schema" and not self.json_schema_supported:
-            return 400, {"error": {"message": "response_format json_schema is not supported", "type": "invalid"}}, {}
+            return (
+                400,
+                {"error": {"message": "response_format json_schema is not supported", "type": "invalid"}},
+                {},
+            )
         return 200, self._chat(body, malformed=failure == "malformed"), {}
 
     def _chat(self, body: dict[str, Any], *, malformed: bool) -> dict[str, Any]:
@@ -179,16 +197,27 @@ class ScriptedOpenAIServer:
         reply = self._answer(operation, user)
         content = "this is not json {" if malformed else json.dumps(reply, separators=(",", ":"))
         prompt_text = "".join(m.get("content") or "" for m in messages)
-        prompt_tokens = count_tokens(prompt_text) + count_tokens(json.dumps(body.get("response_format") or ""))
-        choice: dict[str, Any] = {"index": 0, "finish_reason": "stop",
-                                  "message": {"role": "assistant", "content": content}}
+        prompt_tokens = count_tokens(prompt_text) + count_tokens(
+            json.dumps(body.get("response_format") or "")
+        )
+        choice: dict[str, Any] = {
+            "index": 0,
+            "finish_reason": "stop",
+            "message": {"role": "assistant", "content": content},
+        }
         if body.get("logprobs") and self.logprobs_supported and operation == "rubric" and not malformed:
             choice["logprobs"] = {"content": self._rubric_logprobs(content)}
         return {
-            "id": "chatcmpl-scripted", "object": "chat.completion", "created": int(time.time()),
-            "model": body.get("model", "scripted"), "choices": [choice],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": count_tokens(content),
-                      "total_tokens": prompt_tokens + count_tokens(content)},
+            "id": "chatcmpl-scripted",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "scripted"),
+            "choices": [choice],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": count_tokens(content),
+                "total_tokens": prompt_tokens + count_tokens(content),
+            },
         }
 
     def _answer(self, operation: str, user: str) -> dict[str, Any]:
@@ -204,10 +233,17 @@ class ScriptedOpenAIServer:
             return {"verdicts": [script.verdict(task, item, refs) for item in fenced.get("ITEMS", [])]}
         if operation == "checks":
             checks = _CHECK.findall(user)
-            return {"items": [
-                {"verdicts": [script.verdict(task, item, fenced.get(f"REFERENCES_{name}", [])) for name, task in checks]}
-                for item in fenced.get("ITEMS", [])
-            ]}
+            return {
+                "items": [
+                    {
+                        "verdicts": [
+                            script.verdict(task, item, fenced.get(f"REFERENCES_{name}", []))
+                            for name, task in checks
+                        ]
+                    }
+                    for item in fenced.get("ITEMS", [])
+                ]
+            }
         if operation == "questions":
             n = int(_N_QUESTIONS.search(user).group(1)) if _N_QUESTIONS.search(user) else 3
             answer = fenced.get("ANSWER", "")
@@ -220,8 +256,12 @@ class ScriptedOpenAIServer:
         kind, _, task = operation.partition("_")
         if kind in _EXTRACT_KINDS and task:
             refs = fenced.get("REFERENCES", [])
-            return {"items": [{"item": item, **script.verdict(task, item, refs)}
-                              for item in script.extract(fenced.get("TEXT", ""), kind)]}
+            return {
+                "items": [
+                    {"item": item, **script.verdict(task, item, refs)}
+                    for item in script.extract(fenced.get("TEXT", ""), kind)
+                ]
+            }
         return {"error": f"unknown operation {operation!r}"}
 
     def _rubric_logprobs(self, content: str) -> list[dict[str, Any]]:
@@ -229,9 +269,12 @@ class ScriptedOpenAIServer:
         probabilities = self.script.rubric_probabilities or {self.script.rubric_score: 1.0}
         if not match:
             return []
-        pieces = [content[: match.start(1)], match.group(1), content[match.end(1):]]
-        alternatives = [{"token": str(s), "logprob": math.log(p), "bytes": None}
-                        for s, p in probabilities.items() if p > 0]
+        pieces = [content[: match.start(1)], match.group(1), content[match.end(1) :]]
+        alternatives = [
+            {"token": str(s), "logprob": math.log(p), "bytes": None}
+            for s, p in probabilities.items()
+            if p > 0
+        ]
         tokens = []
         for index, piece in enumerate(pieces):
             top = alternatives if index == 1 else [{"token": piece, "logprob": 0.0, "bytes": None}]
@@ -241,10 +284,17 @@ class ScriptedOpenAIServer:
     def _embeddings(self, body: dict[str, Any]) -> dict[str, Any]:
         texts = body.get("input", [])
         texts = [texts] if isinstance(texts, str) else texts
-        data = [{"object": "embedding", "index": i, "embedding": self.script.embed(str(t))} for i, t in enumerate(texts)]
+        data = [
+            {"object": "embedding", "index": i, "embedding": self.script.embed(str(t))}
+            for i, t in enumerate(texts)
+        ]
         tokens = sum(count_tokens(str(t)) for t in texts)
-        return {"object": "list", "data": data, "model": body.get("model", "scripted"),
-                "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
+        return {
+            "object": "list",
+            "data": data,
+            "model": body.get("model", "scripted"),
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+        }
 
     def record(self, request: RecordedRequest) -> None:
         with self._lock:

@@ -1,0 +1,134 @@
+"""Judge calls and prompt tokens per case, beside the peers' figures of PEERS.md.
+
+Runs OpenAIJudge through the real `openai` client against the scripted OpenAI-compatible server on
+127.0.0.1 with 10 cases shaped like PEERS.md's (a question, a ~3-sentence answer, 5 passages of ~400
+characters, a reference answer), and counts every request's prompt tokens with tiktoken cl100k_base
+(messages plus the JSON schema sent in response_format, as PEERS.md counted deepeval's schema).
+
+    python benchmarks/judge_cost.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from evaluators import (
+    AnswerRelevancy,
+    ContextualPrecision,
+    ContextualRecall,
+    Faithfulness,
+    Metric,
+    OpenAIJudge,
+    TestCase,
+    a_evaluate,
+)
+from tests.support.openai_server import ScriptedOpenAIServer, count_tokens
+
+# PEERS.md, per case: (judge calls, prompt tokens)
+PEERS_PER_METRIC = {
+    "faithfulness": {"ragas": (2, 1994), "deepeval": (4, 2033)},
+    "answer_relevancy": {"ragas": (3, 1970), "deepeval": (3, 1239)},
+    "contextual_precision": {"ragas": (5, 5829), "deepeval": (2, 1527)},
+    "contextual_recall": {"ragas": (1, 1997), "deepeval": (2, 1348)},
+}
+PEERS_FOUR = {"ragas (best)": (9, 8118), "ragas (worst)": (11, 11790), "deepeval": (11, 6147)}
+GOAL = (4, 3000)
+
+TOPICS = [
+    "photosynthesis",
+    "the Roman aqueducts",
+    "plate tectonics",
+    "the printing press",
+    "vaccination",
+    "the steam engine",
+    "coral reefs",
+    "the Silk Road",
+    "black holes",
+    "the water cycle",
+]
+
+
+def make_case(i: int, topic: str) -> TestCase:
+    passages = [
+        (
+            f"Passage {k} on {topic}. "
+            + f"Historians and scientists describe {topic} in detail: its origins, the people "
+            f"who studied it, the mechanisms behind it and its effects on society and nature over centuries. "
+            f"Sources from the {1800 + 10 * k + i}s document measurements, debates and later revisions of "
+            f"the "
+            f"theory of {topic}, with examples from several continents and disciplines."
+        )[:400]
+        for k in range(5)
+    ]
+    return TestCase(
+        id=f"case-{i}",
+        input=f"What is {topic} and why does it matter?",
+        actual_output=(
+            f"{topic.capitalize()} is a well-studied subject with origins documented in the 1800s. "
+            f"Scientists describe the mechanisms behind {topic} and its effects on nature. "
+            f"It matters because it shaped society across several continents."
+        ),
+        retrieval_context=passages,
+        expected_output=(
+            f"{topic.capitalize()} is documented since the 1800s; its mechanisms and effects on nature "
+            f"and society are well described."
+        ),
+    )
+
+
+def prompt_tokens(body: dict) -> int:
+    text = "".join(m.get("content") or "" for m in body.get("messages", []))
+    schema = json.dumps(body.get("response_format") or "")
+    return count_tokens(text) + (count_tokens(schema) if body.get("response_format") else 0)
+
+
+async def measure(metrics: list[Metric], cases: list[TestCase], *, json_schema: bool) -> tuple[float, float]:
+    with ScriptedOpenAIServer(json_schema_supported=json_schema) as server:
+        judge = OpenAIJudge("gpt-4o-mini", base_url=server.base_url, cache_size=0, timeout_s=10)
+        result = await a_evaluate(cases, metrics, judge, concurrency=4)
+        assert all(r.outcome.value in ("passed", "failed") for c in result.cases for r in c.results)
+        ok = [r for r in server.chat_requests if r.status == 200]
+        return len(ok) / len(cases), sum(prompt_tokens(r.body) for r in ok) / len(cases)
+
+
+def ratio(ours: float, theirs: float) -> str:
+    return f"{ours / theirs:.2f}x"
+
+
+async def main() -> None:
+    cases = [make_case(i, topic) for i, topic in enumerate(TOPICS)]
+    four = [Faithfulness(), AnswerRelevancy(), ContextualPrecision(), ContextualRecall()]
+    print(f"{len(cases)} cases, scripted OpenAI-compatible server, tokens by tiktoken cl100k_base\n")
+    print(
+        f"{'metric alone':<22}{'calls/case':>11}{'tokens/case':>13}   vs ragas (calls, tokens)   vs deepeval"
+    )
+    for metric in four:
+        calls, tokens = await measure([type(metric)()], cases, json_schema=True)
+        ragas, deepeval = PEERS_PER_METRIC[metric.name]["ragas"], PEERS_PER_METRIC[metric.name]["deepeval"]
+        print(
+            f"{metric.name:<22}{calls:>11.1f}{tokens:>13.0f}   "
+            f"{ratio(calls, ragas[0]):>6} {ratio(tokens, ragas[1]):>6}"
+            f"          {ratio(calls, deepeval[0]):>6} {ratio(tokens, deepeval[1]):>6}"
+        )
+    print()
+    for label, json_schema in (("json_schema", True), ("JSON-mode fallback", False)):
+        calls, tokens = await measure(four, cases, json_schema=json_schema)
+        verdict = "met" if calls <= GOAL[0] and tokens <= GOAL[1] else "MISSED"
+        print(
+            f"four metrics together ({label}): {calls:.1f} calls/case, {tokens:.0f} prompt tokens/case "
+            f"(goal <= {GOAL[0]} calls, <= {GOAL[1]} tokens: {verdict})"
+        )
+        for peer, (peer_calls, peer_tokens) in PEERS_FOUR.items():
+            print(
+                f"    vs {peer:<14} {peer_calls:>3} calls {peer_tokens:>6} tokens: "
+                f"calls {ratio(calls, peer_calls)}, prompt tokens {ratio(tokens, peer_tokens)}"
+            )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

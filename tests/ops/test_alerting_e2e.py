@@ -1,0 +1,153 @@
+"""From hallucinated answers to a page: ragpulse -> Prometheus -> rules -> Alertmanager -> webhook.
+
+A real `ragpulse run` (embedded OTLP receiver, offline judge) receives a burst of RAG traces whose answers
+invent facts; a real Prometheus scrapes it every second with exemplar storage on and evaluates the shipped
+rules (only `for:` shortened); the shipped Alertmanager example routes the page to a webhook served here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+from collector.demo_corpus import TOPICS
+from tests.ops.prom_stack import (
+    Server,
+    WebhookReceiver,
+    render_rules,
+    start_alertmanager,
+    start_prometheus,
+    wait_until,
+)
+from tests.ops.tools import GRAFANA, require_binary
+from tests.support.process import RagpulseProcess
+
+pytestmark = [pytest.mark.prometheus, pytest.mark.timeout(300)]
+
+ALERT = "RagpulseHallucinationSpike"
+
+
+def _send_hallucinated_traces(otlp_port: int, count: int, per_second: float) -> set[str]:
+    """RAG spans carrying ragpulse's own attributes, sent like an app does; returns their trace ids."""
+    exporter = OTLPSpanExporter(endpoint=f"http://127.0.0.1:{otlp_port}/v1/traces")
+    tracer_provider = TracerProvider(resource=Resource.create({"service.name": "shop-assistant"}))
+    tracer_provider.add_span_processor(BatchSpanProcessor(exporter, schedule_delay_millis=200))
+    tracer = tracer_provider.get_tracer("e2e")
+    trace_ids = set()
+    for i in range(count):
+        topic = TOPICS[i % len(TOPICS)]
+        documents = [
+            {"id": f"kb-{j}", "content": text, "score": 0.9} for j, text in enumerate(topic.passages)
+        ]
+        with tracer.start_as_current_span("answer") as span:
+            span.set_attributes(
+                {
+                    "rag.query": topic.question,
+                    "rag.response": topic.invented,
+                    "rag.retrieval.documents": json.dumps(documents),
+                    "http.route": "/ask",
+                }
+            )
+            trace_ids.add(format(span.get_span_context().trace_id, "032x"))
+        time.sleep(1 / per_second)
+    tracer_provider.shutdown()
+    return trace_ids
+
+
+def _firing(prometheus: Server) -> list[dict]:
+    alerts = prometheus.get("/api/v1/alerts")["data"]["alerts"]
+    return [a for a in alerts if a["labels"]["alertname"] == ALERT and a["state"] == "firing"]
+
+
+@pytest.fixture
+def webhook() -> Iterator[WebhookReceiver]:
+    receiver = WebhookReceiver()
+    yield receiver
+    receiver.close()
+
+
+@pytest.fixture
+def stack(tmp_path: Path, webhook: WebhookReceiver) -> Iterator[tuple[RagpulseProcess, Server]]:
+    prometheus_bin = require_binary("prometheus", "apt-get install prometheus")
+    alertmanager_bin = require_binary("prometheus-alertmanager", "apt-get install prometheus-alertmanager")
+    servers: list[Server] = []
+    with RagpulseProcess("--quiet-period", "0.5") as ragpulse:
+        try:
+            servers.append(start_alertmanager(alertmanager_bin, tmp_path, webhook.url))
+            rules = render_rules(tmp_path / "ragpulse.rules.yml", for_duration="2s")
+            servers.append(
+                start_prometheus(
+                    prometheus_bin,
+                    tmp_path,
+                    f"127.0.0.1:{ragpulse.metrics_port}",
+                    f"127.0.0.1:{servers[0].port}",
+                    rules,
+                )
+            )
+            yield ragpulse, servers[1]
+        finally:
+            for server in reversed(servers):
+                server.stop()
+
+
+def test_hallucination_burst_pages_through_alertmanager_with_trace_exemplars(
+    stack: tuple[RagpulseProcess, Server], webhook: WebhookReceiver
+) -> None:
+    ragpulse, prometheus = stack
+    wait_until(
+        lambda: any(t["health"] == "up" for t in prometheus.get("/api/v1/targets")["data"]["activeTargets"]),
+        30,
+        "Prometheus scraping ragpulse",
+    )
+    started = time.time()
+    # A steady stream, so the counters grow across many scrapes (increase() needs two samples of a series).
+    sent = _send_hallucinated_traces(ragpulse.otlp_port, count=60, per_second=6)
+
+    try:
+        firing = wait_until(lambda: _firing(prometheus), 120, f"{ALERT} firing in Prometheus")
+    except AssertionError:
+        query = prometheus.get("/api/v1/query", query="ragpulse_evaluations_total")["data"]["result"]
+        pytest.fail(f"{ALERT} never fired; evaluations in Prometheus: {query}\n{ragpulse.output()[-3000:]}")
+    assert float(firing[0]["value"]) > 0.2
+    assert firing[0]["annotations"]["runbook"]
+
+    exemplars = prometheus.get(
+        "/api/v1/query_exemplars",
+        query='ragpulse_evaluation_score_bucket{metric="faithfulness"}',
+        start=str(started - 60),
+        end=str(time.time() + 60),
+    )["data"]
+    exemplar_trace_ids = {e["labels"]["trace_id"] for series in exemplars for e in series["exemplars"]}
+    assert exemplar_trace_ids, "no exemplars stored: is ragpulse serving OpenMetrics with exemplars?"
+    assert all(re.fullmatch(r"[0-9a-f]{32}", trace_id) for trace_id in exemplar_trace_ids)
+    assert exemplar_trace_ids <= sent
+
+    wait_until(lambda: ALERT in webhook.alert_names(), 60, "the webhook to receive the page")
+    page = next(a for n in webhook.notifications for a in n["alerts"] if a["labels"]["alertname"] == ALERT)
+    assert page["status"] == "firing" and page["labels"]["severity"] == "critical"
+
+
+def test_every_dashboard_query_is_valid_promql(stack: tuple[RagpulseProcess, Server]) -> None:
+    """Grafana would show an error panel for a query Prometheus cannot parse; ask the real parser."""
+    _, prometheus = stack
+    substitutions = {"$__rate_interval": "1m", "$__range": "5m"}
+    for path in sorted((GRAFANA / "dashboards").glob("*.json")):
+        for panel in json.loads(path.read_text())["panels"]:
+            for target in panel.get("targets", []):
+                if "expr" not in target:
+                    continue
+                expr = target["expr"]
+                for placeholder, value in substitutions.items():
+                    expr = expr.replace(placeholder, value)
+                expr = re.sub(r"\$[a-z_]+", ".*", expr)
+                answer = prometheus.get("/api/v1/query", query=expr)
+                assert answer["status"] == "success", f"{path.name} / {panel['title']}: {expr}"

@@ -1,0 +1,86 @@
+"""`ragpulse run` as a user runs it: a subprocess, talked to over its ports."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def http_status(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+    except OSError:
+        return 0
+
+
+class RagpulseProcess:
+    """Starts `ragpulse run ARGS` with free ports and waits until /readyz answers 200."""
+
+    def __init__(self, *args: str, env: dict[str, str] | None = None, ready_timeout_s: float = 90) -> None:
+        self.metrics_port, self.otlp_port = free_port(), free_port()
+        self.args = [
+            "run",
+            "--metrics-port",
+            str(self.metrics_port),
+            "--otlp-port",
+            str(self.otlp_port),
+            *args,
+        ]
+        self.env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
+        self.ready_timeout_s = ready_timeout_s
+        self.log = Path(tempfile.mkstemp(prefix="ragpulse-", suffix=".log")[1])
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def metrics_url(self) -> str:
+        return f"http://127.0.0.1:{self.metrics_port}"
+
+    def start(self) -> RagpulseProcess:
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "collector.cli", *self.args], env=self.env, stdout=log, stderr=log
+            )
+        deadline = time.monotonic() + self.ready_timeout_s
+        while http_status(f"{self.metrics_url}/readyz") != 200:
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"ragpulse did not become ready:\n{self.output()[-4000:]}")
+            time.sleep(0.2)
+        return self
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def kill(self) -> None:
+        assert self.process is not None
+        self.process.kill()
+        self.process.wait(30)
+
+    def stop(self) -> int:
+        assert self.process is not None
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(60)
+
+    def __enter__(self) -> RagpulseProcess:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.stop()
