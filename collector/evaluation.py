@@ -31,7 +31,7 @@ from collector.pipeline import EvaluationConfig, Spend
 from collector.records import RagRecord
 from collector.results import Evaluation, Outcome
 from collector.sampling import Sampler, SamplingConfig
-from evaluators import CallRecord, Judge, Metric, MetricResult, OpenAIJudge, Price, TestCase, a_evaluate_case
+from evaluators import CallRecord, Judge, Metric, MetricResult, OpenAIJudge, Price, a_evaluate_case
 from evaluators import create_metric as create_evaluator_metric
 
 logger = logging.getLogger(__name__)
@@ -105,19 +105,6 @@ def build_offline_judge() -> Judge:
     return OfflineJudge()
 
 
-def to_case(record: RagRecord) -> TestCase:
-    contexts = [node.text for node in record.nodes]
-    return TestCase(
-        input=record.query,
-        actual_output=record.response,
-        retrieval_context=contexts or None,
-        expected_output=record.expected_output,
-        # Without ground-truth contexts, hallucination is judged against what was retrieved.
-        context=list(record.reference_contexts) or contexts or None,
-        id=record.trace_id,
-    )
-
-
 class RecordEvaluator:
     def __init__(
         self,
@@ -141,7 +128,7 @@ class RecordEvaluator:
         if self.breaker is not None and llm is not None and not self.breaker.allow(time.monotonic()):
             DROPPED.labels("circuit_open").inc(len(metrics))
             return [], Spend()
-        case = to_case(record)
+        case = record.to_case()
         first = await a_evaluate_case(
             case, [self.metric(m) for m in metrics], self.judge, case_id=record.trace_id
         )

@@ -1,8 +1,9 @@
 """At-least-once offset bookkeeping: commit an offset only when everything before it is done.
 
-Every consumed record gets a `RecordAck`. The receiver holds it while it hands the record's
-spans on; each trace the record feeds holds it too. When the last hold is released the record
-is done, and the partition's committable offset advances over every contiguous done record.
+Every consumed record gets a `RecordAck`. Its first hold travels with the record's spans to the
+pipeline, which releases it once they are buffered; each trace the record feeds holds it too.
+When the last hold is released the record is done, and the partition's committable offset
+advances over every contiguous done record.
 Releases come from the pipeline thread, commits from the consumer thread: one lock guards both.
 """
 

@@ -132,7 +132,7 @@ class Pipeline:
             )
             trace.release()
             return
-        if record is None or not (record.nodes or record.reference_contexts):
+        if record is None:
             TRACES.labels("no_rag_data").inc()
             SAMPLING_DECISIONS.labels("no_rag_data").inc()
             trace.release()

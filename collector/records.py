@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from evaluators.case import TestCase
+
 
 @dataclass(frozen=True, slots=True)
 class RetrievedNode:
@@ -36,6 +38,23 @@ class RagRecord:
     convention: str = ""
     end_time_unix_nano: int = 0
     attributes: dict[str, str | float | int | bool] = field(default_factory=dict)
+
+    def to_case(self) -> TestCase:
+        """The evaluators' test case for this record.
+
+        Without ground-truth contexts, `context` falls back to the retrieved passages: a live
+        service has no ground truth, and hallucination in production means contradicting what
+        was retrieved.
+        """
+        contexts = [node.text for node in self.nodes]
+        return TestCase(
+            input=self.query,
+            actual_output=self.response,
+            retrieval_context=contexts or None,
+            expected_output=self.expected_output,
+            context=list(self.reference_contexts) or contexts or None,
+            id=self.trace_id,
+        )
 
     @property
     def top_retrieval_score(self) -> float | None:

@@ -25,26 +25,17 @@ from pydantic import BaseModel, Field, model_validator
 from collector.metrics import JUDGE_BUDGET_REMAINING, SAMPLING_DECISIONS
 from collector.records import RagRecord
 from evaluators.case import CaseField
+from evaluators.metrics.registry import METRIC_FACTORIES
 
 Rate = Annotated[float, Field(ge=0.0, le=1.0)]
 Clock = Callable[[], float]
 
-_IN, _OUT, _RETRIEVED = CaseField.INPUT, CaseField.ACTUAL_OUTPUT, CaseField.RETRIEVAL_CONTEXT
-_EXPECTED, _CONTEXT = CaseField.EXPECTED_OUTPUT, CaseField.CONTEXT
-
-# The inputs each metric needs (METRICS.md). Metrics not listed (custom G-Eval criteria) are
-# assumed to read the query and the answer.
+# What each metric needs is declared once, on the metric class (`required_fields`). Metrics not in
+# the registry (custom G-Eval criteria) are assumed to read the query and the answer.
 METRIC_INPUTS: dict[str, tuple[CaseField, ...]] = {
-    "faithfulness": (_OUT, _RETRIEVED),
-    "answer_relevancy": (_IN, _OUT),
-    "contextual_relevancy": (_IN, _RETRIEVED),
-    "context_utilization": (_IN, _OUT, _RETRIEVED),
-    "hallucination": (_OUT, _CONTEXT),
-    "contextual_precision": (_IN, _RETRIEVED, _EXPECTED),
-    "contextual_recall": (_RETRIEVED, _EXPECTED),
-    "answer_correctness": (_OUT, _EXPECTED),
+    name: factory.required_fields for name, factory in METRIC_FACTORIES.items()
 }
-_DEFAULT_INPUTS = (_IN, _OUT)
+_DEFAULT_INPUTS = (CaseField.INPUT, CaseField.ACTUAL_OUTPUT)
 
 
 class SamplingOutcome(StrEnum):
@@ -132,23 +123,9 @@ class Decision:
 
 
 def record_inputs(record: RagRecord) -> frozenset[CaseField]:
-    """The test-case fields a record can fill.
-
-    `context` (ground truth) falls back to the retrieved passages: a live service has no ground
-    truth, and hallucination in production means contradicting what was retrieved.
-    """
-    present: set[CaseField] = set()
-    if record.query.strip():
-        present.add(_IN)
-    if record.response.strip():
-        present.add(_OUT)
-    if any(node.text.strip() for node in record.nodes):
-        present.update((_RETRIEVED, _CONTEXT))
-    if any(passage.strip() for passage in record.reference_contexts):
-        present.add(_CONTEXT)
-    if record.expected_output and record.expected_output.strip():
-        present.add(_EXPECTED)
-    return frozenset(present)
+    """The test-case fields a record fills (see `RagRecord.to_case`)."""
+    case = record.to_case()
+    return frozenset(field for field in CaseField if case.has(field))
 
 
 def trace_key(trace_id: str, salt: str = "") -> int:
@@ -272,7 +249,7 @@ class Sampler:
         """The configured metrics whose inputs this record has, in configuration order."""
         present = record_inputs(record)
         names = list(self.config.metrics)
-        if _EXPECTED in present:
+        if CaseField.EXPECTED_OUTPUT in present:
             names += [m for m in self.config.reference_metrics if m not in names]
         return tuple(
             m for m in names if all(f in present for f in self._metric_inputs.get(m, _DEFAULT_INPUTS))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evaluators.judges.base import (
     BatchingJudge,
@@ -24,6 +24,9 @@ from evaluators.judges.base import (
     VerdictTask,
 )
 from evaluators.judges.prompts import current_overrides
+
+if TYPE_CHECKING:
+    from evaluators.case import TestCase
 
 _COALESCE_ROUNDS = 3  # event-loop turns a verdict request waits for siblings to join its call
 
@@ -50,6 +53,14 @@ class JudgeSession:
         return list(
             await self._once(key, lambda: self.judge.extract(text, kind, question=question, limit=limit))
         )
+
+    async def answer_claims(self, case: TestCase) -> list[str]:
+        """The answer's claims, extracted once per case and shared by every metric that needs them.
+
+        The question goes along so a judge can resolve references and treat restatements of the
+        question as neutral (the offline judge's novelty feature needs it).
+        """
+        return await self.extract(case.actual_output or "", ExtractKind.CLAIMS, question=case.input)
 
     async def verdicts(
         self, items: Sequence[str], references: Sequence[str], task: VerdictTask, *, sample: int = 0

@@ -12,7 +12,11 @@ from collector.spans import Span
 
 @dataclass(slots=True)
 class Received:
-    """Spans decoded from one Kafka record or one OTLP request, and the hold on that record."""
+    """Spans decoded from one Kafka record or one OTLP request, and one hold on that record.
+
+    The hold passes to the pipeline with the spans; it releases it once they are buffered (by
+    then each trace they joined holds the record too).
+    """
 
     spans: list[Span]
     ack: Ack

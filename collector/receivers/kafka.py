@@ -101,17 +101,17 @@ class KafkaReceiver:
                 last_commit = time.monotonic()
 
     def _handle(self, partition: TopicPartition, record: Any, deliver: Deliver) -> None:
-        ack = self.tracker.track(partition, record.offset)
+        ack = self.tracker.track(partition, record.offset)  # one hold, handed to the pipeline with the spans
         try:
-            value = record.value or b""
-            spans = flatten(decode(value, self.config.encoding, self.config.max_record_bytes))
+            spans = flatten(decode(record.value or b"", self.config.encoding, self.config.max_record_bytes))
         except DecodeError as exc:
             self._dead_letters.write(exc.reason, exc.detail, record.value or b"", record.key, source="kafka")
+            ack.release()
+            return
+        SPANS_RECEIVED.labels("kafka").inc(len(spans))
+        if spans:
+            deliver(Received(spans=spans, ack=ack, source="kafka"))
         else:
-            SPANS_RECEIVED.labels("kafka").inc(len(spans))
-            if spans:
-                deliver(Received(spans=spans, ack=ack, source="kafka"))
-        finally:
             ack.release()
 
     def _flow_control(self, consumer: KafkaConsumer) -> None:

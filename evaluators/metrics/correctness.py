@@ -62,7 +62,7 @@ class NoiseSensitivity(Metric):
         self.name = "noise_sensitivity" if mode == "all" else f"noise_sensitivity_{mode}"
 
     async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
-        claims = await session.extract(case.actual_output or "", ExtractKind.CLAIMS)
+        claims = await session.answer_claims(case)
         if not claims:
             raise scores.UndefinedScoreError("the answer has no claims")
         nodes = list(case.retrieval_context or [])
@@ -143,7 +143,7 @@ class AnswerCorrectness(Metric):
     async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
         answer, expected = case.actual_output or "", case.expected_output or ""
         claims, statements = await asyncio.gather(
-            session.extract(answer, ExtractKind.CLAIMS), session.extract(expected, ExtractKind.STATEMENTS)
+            session.answer_claims(case), session.extract(expected, ExtractKind.STATEMENTS)
         )
         in_expected, in_answer = await asyncio.gather(
             session.verdicts(claims, [expected], VerdictTask.SUPPORTED),

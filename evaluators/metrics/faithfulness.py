@@ -61,7 +61,7 @@ class Faithfulness(Metric):
         self.zero_claims_score = zero_claims_score
 
     async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
-        claims = await session.extract(case.actual_output or "", ExtractKind.CLAIMS)
+        claims = await session.answer_claims(case)
         if not claims:
             return Scored(
                 self.zero_claims_score,
@@ -106,7 +106,7 @@ class Hallucination(Metric):
 
     async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
         contexts = [c for c in case.context or [] if c.strip()]
-        claims = await session.extract(case.actual_output or "", ExtractKind.CLAIMS)
+        claims = await session.answer_claims(case)
         if not claims:
             return Scored(0.0, "no claims: the answer states nothing that could contradict the contexts")
         verdicts = await session.verdicts(contexts, claims, VerdictTask.CONTRADICTED)

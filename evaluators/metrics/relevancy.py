@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from evaluators import scores
 from evaluators.case import CaseField, TestCase
-from evaluators.judges.base import ExtractKind, Judge, VerdictTask
+from evaluators.judges.base import Judge, VerdictTask
 from evaluators.metrics.base import Metric, Scored, listing, record
 from evaluators.result import VerdictRecord
 from evaluators.session import JudgeSession
@@ -24,7 +24,7 @@ class AnswerRelevancy(Metric):
     required_fields = (CaseField.INPUT, CaseField.ACTUAL_OUTPUT)
 
     async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
-        statements = await session.extract(case.actual_output or "", ExtractKind.CLAIMS)
+        statements = await session.answer_claims(case)
         if not statements:
             raise scores.UndefinedScoreError("the answer has no statements to judge")
         verdicts = await session.verdicts(statements, [case.input or ""], VerdictTask.RELEVANT)

@@ -59,10 +59,10 @@ class Capture:
         self.receiver.shutdown()
 
 
-def _consume_all(bootstrap: str, topic: str) -> list[tuple[bytes, bytes]]:
+def _consume_all(bootstrap: str, topic: str, partitions_count: int = 1) -> list[tuple[bytes, bytes]]:
     """Every record now in `topic`: read up to the end offsets, however long the first fetch takes."""
     consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
-    partitions = [TopicPartition(topic, p) for p in consumer.partitions_for_topic(topic) or ()]
+    partitions = [TopicPartition(topic, p) for p in range(partitions_count)]
     consumer.assign(partitions)
     consumer.seek_to_beginning(*partitions)
     end = consumer.end_offsets(partitions)

@@ -1,0 +1,130 @@
+"""The sidecar under load, as deployed: `ragpulse run` in a subprocess, traffic over OTLP/HTTP.
+
+Prints (1) end-to-end latency, span end -> score visible on /metrics, p50/p99, at a steady rate
+with the offline judge; (2) evaluations per second with an OpenAI-compatible judge of fixed 200 ms
+latency at 1, 8 and 32 concurrent records; (3) the collector's peak RSS in each run.
+
+    python benchmarks/pipeline.py [--rate 20] [--seconds 20] [--flood 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.support.openai_server import ScriptedOpenAIServer
+from tests.support.process import RagpulseProcess
+from tests.support.rag_traces import encode, make_spans
+from tests.support.scrape import scrape
+
+QUIET_PERIOD_S = 0.5
+
+
+def post(port: int, body: bytes) -> None:
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/v1/traces", data=body, headers={"Content-Type": "application/x-protobuf"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        assert response.status == 200
+
+
+def evaluated(port: int) -> float:
+    return scrape(port).value("ragpulse_evaluations_total", metric="faithfulness")
+
+
+def peak_rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def percentile(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if len(values) > 1 else values[0]
+
+
+def latency_run(rate: float, seconds: float) -> None:
+    with RagpulseProcess("--quiet-period", str(QUIET_PERIOD_S)) as ragpulse:
+        bodies = [encode(make_spans("ragpulse")) for _ in range(int(rate * seconds))]
+        sent: list[float] = []
+        done: list[float] = []
+        start = time.monotonic()
+        for i, body in enumerate(bodies):  # steady rate; the span ended just before it is sent
+            time.sleep(max(0.0, start + i / rate - time.monotonic()))
+            sent.append(time.monotonic())
+            post(ragpulse.otlp_port, body)
+            while len(done) < evaluated(ragpulse.metrics_port):
+                done.append(time.monotonic())
+        while len(done) < len(bodies) and time.monotonic() - sent[-1] < 60:
+            count = evaluated(ragpulse.metrics_port)
+            now = time.monotonic()
+            done.extend([now] * int(count - len(done)))
+            time.sleep(0.01)
+        latencies = [d - s for s, d in zip(sent, done, strict=False)]  # evaluations complete in arrival order
+        rss = peak_rss_mib(ragpulse.process.pid)
+    print(
+        f"[offline judge] {len(bodies)} traces at {rate:g}/s: "
+        f"end-to-end p50 {percentile(latencies, 50):.3f} s, "
+        f"p99 {percentile(latencies, 99):.3f} s (includes the {QUIET_PERIOD_S} s quiet period); "
+        f"5 metrics per trace; peak RSS {rss:.0f} MiB"
+    )
+
+
+def throughput_run(concurrency: int, flood: int) -> None:
+    with (
+        ScriptedOpenAIServer(latency_s=0.2) as judge,
+        RagpulseProcess(
+            "--quiet-period",
+            "0.1",
+            "--judge-base-url",
+            judge.base_url,
+            "--judge-model",
+            "bench-judge",
+            env={
+                "RAGPULSE_EVALUATION__WORKERS": str(concurrency),
+                "RAGPULSE_EVALUATION__QUEUE_SIZE": str(flood * 2),
+                "OPENAI_API_KEY": "bench-key-not-secret",
+            },
+        ) as ragpulse,
+    ):
+        bodies = [encode(make_spans("ragpulse")) for _ in range(flood)]
+        for body in bodies:
+            post(ragpulse.otlp_port, body)
+        start = time.monotonic()
+        while evaluated(ragpulse.metrics_port) < flood and time.monotonic() - start < 600:
+            time.sleep(0.05)
+        elapsed = time.monotonic() - start
+        metrics = scrape(ragpulse.metrics_port)
+        evaluations = metrics.value("ragpulse_evaluations_total")
+        requests = metrics.value("ragpulse_judge_requests_total")
+        rss = peak_rss_mib(ragpulse.process.pid)
+    print(
+        f"[200 ms judge, concurrency {concurrency:>2}] {flood} records in {elapsed:.1f} s: "
+        f"{flood / elapsed:.1f} records/s, {evaluations / elapsed:.1f} metric evaluations/s, "
+        f"{requests / elapsed:.1f} judge requests/s ({requests / flood:.1f} per record); "
+        f"peak RSS {rss:.0f} MiB"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rate", type=float, default=20.0, help="traces per second for the latency run")
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--flood", type=int, default=200, help="records per throughput run")
+    args = parser.parse_args()
+    latency_run(args.rate, args.seconds)
+    results = []
+    for concurrency in (1, 8, 32):
+        results.append(
+            throughput_run(concurrency, args.flood if concurrency > 1 else max(20, args.flood // 8))
+        )
+
+
+if __name__ == "__main__":
+    main()
