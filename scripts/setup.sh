@@ -30,9 +30,11 @@ command -v mvn >/dev/null || apt_install maven
 echo "setup: Kafka jars"
 bash scripts/kafka.sh fetch >/dev/null
 
-if [ -f grafana/validate/package.json ]; then
-  command -v npm >/dev/null || apt_install nodejs npm
-  echo "setup: npm packages for dashboard validation"
-  (cd grafana/validate && npm ci --no-audit --no-fund --silent)
-fi
+command -v npm >/dev/null || apt_install nodejs npm
+echo "setup: npm packages for dashboard validation"
+bash grafana/validate/install.sh
+
+command -v go >/dev/null || apt_install golang-go
+echo "setup: helm (built from its Go module once, about 2 minutes cold)"
+bash deploy/tools/install-helm.sh >/dev/null
 echo "setup: done"
