@@ -20,10 +20,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.support.openai_server import ScriptedOpenAIServer
 from tests.support.process import RagpulseProcess
-from tests.support.rag_traces import encode, make_spans
+from tests.support.rag_traces import RagCase, encode, make_spans
 from tests.support.scrape import scrape
 
 QUIET_PERIOD_S = 0.5
+
+
+def unique_trace(i: int) -> bytes:
+    """Distinct content per trace, so the judge's response cache cannot answer for the judge."""
+    case = RagCase()
+    case.query = f"{case.query} (request {i})"
+    case.response = f"{case.response} This answers request {i}."
+    return encode(make_spans("ragpulse", case))
 
 
 def post(port: int, body: bytes) -> None:
@@ -51,7 +59,7 @@ def percentile(values: list[float], q: float) -> float:
 
 def latency_run(rate: float, seconds: float) -> None:
     with RagpulseProcess("--quiet-period", str(QUIET_PERIOD_S)) as ragpulse:
-        bodies = [encode(make_spans("ragpulse")) for _ in range(int(rate * seconds))]
+        bodies = [unique_trace(i) for i in range(int(rate * seconds))]
         sent: list[float] = []
         done: list[float] = []
         start = time.monotonic()
@@ -93,22 +101,31 @@ def throughput_run(concurrency: int, flood: int) -> None:
             },
         ) as ragpulse,
     ):
-        bodies = [encode(make_spans("ragpulse")) for _ in range(flood)]
+        bodies = [unique_trace(i) for i in range(flood)]
+        start = time.monotonic()
         for body in bodies:
             post(ragpulse.otlp_port, body)
-        start = time.monotonic()
-        while evaluated(ragpulse.metrics_port) < flood and time.monotonic() - start < 600:
+        while time.monotonic() - start < 600:
+            progress = scrape(ragpulse.metrics_port)
+            finished = progress.value("ragpulse_evaluations_total", metric="faithfulness") + progress.value(
+                "ragpulse_dropped_total"
+            )
+            if finished >= flood:
+                break
             time.sleep(0.05)
         elapsed = time.monotonic() - start
         metrics = scrape(ragpulse.metrics_port)
         evaluations = metrics.value("ragpulse_evaluations_total")
-        requests = metrics.value("ragpulse_judge_requests_total")
+        failed = metrics.value("ragpulse_evaluations_total", outcome="error") + metrics.value(
+            "ragpulse_dropped_total"
+        )
+        requests = len(judge.requests)  # HTTP requests the judge server actually answered
         rss = peak_rss_mib(ragpulse.process.pid)
     print(
         f"[200 ms judge, concurrency {concurrency:>2}] {flood} records in {elapsed:.1f} s: "
         f"{flood / elapsed:.1f} records/s, {evaluations / elapsed:.1f} metric evaluations/s, "
         f"{requests / elapsed:.1f} judge requests/s ({requests / flood:.1f} per record); "
-        f"peak RSS {rss:.0f} MiB"
+        f"errors or drops {failed:.0f}; peak RSS {rss:.0f} MiB"
     )
 
 

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import logging
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -63,6 +64,37 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_replay(args: argparse.Namespace) -> int:
+    from collector.service import build, replay
+
+    try:
+        start_ms, end_ms = (int(_timestamp(v).timestamp() * 1000) for v in (args.start, args.end))
+    except ValueError as exc:
+        print(f"ragpulse replay: {exc}", file=sys.stderr)
+        return 2
+    settings = _load(args)
+    if end_ms <= start_ms or not settings.kafka.bootstrap_servers:
+        print("ragpulse replay: needs --kafka-bootstrap and --to after --from", file=sys.stderr)
+        return 2
+    # Never more records in flight than the evaluation queue holds: a replay waits instead of shedding.
+    settings.kafka.max_in_flight_records = min(
+        settings.kafka.max_in_flight_records, settings.evaluation.queue_size
+    )
+    service = build(settings, replay=(start_ms, end_ms))
+    asyncio.run(replay(service))
+    receiver = service.receiver
+    print(f"replayed {receiver.records_read} records of {args.start} .. {args.end}")  # type: ignore[attr-defined]
+    return 0
+
+
+def _timestamp(value: str) -> datetime:
+    """ISO 8601 (a missing zone means UTC) or 'now'."""
+    if value == "now":
+        return datetime.now(UTC)
+    parsed = datetime.fromisoformat(value)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from collector.demo import run_demo
 
@@ -94,6 +126,15 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--duration", type=float, help="stop after this many seconds (default: until Ctrl-C)")
     demo.add_argument("--rate", type=float, default=5.0, help="synthetic requests per second (default 5)")
     demo.set_defaults(handler=cmd_demo)
+    replay = commands.add_parser(
+        "replay", help="re-evaluate a time range of the Kafka topic (outside the group)"
+    )
+    _settings_args(replay)
+    replay.add_argument(
+        "--from", dest="start", required=True, help="ISO 8601 start, e.g. 2026-11-21T10:00:00Z"
+    )
+    replay.add_argument("--to", dest="end", default="now", help="ISO 8601 end (default: now)")
+    replay.set_defaults(handler=cmd_replay)
     commands.add_parser("eval", help="batch-evaluate a JSONL/JSON/CSV file of test cases (see eval --help)")
     args = parser.parse_args(argv)
     logging.basicConfig(

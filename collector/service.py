@@ -16,6 +16,7 @@ from collector.pipeline import Pipeline
 from collector.receivers import Receiver
 from collector.receivers.kafka import KafkaReceiver
 from collector.receivers.otlp_http import OtlpHttpConfig, OtlpHttpReceiver
+from collector.receivers.replay import KafkaReplayReceiver
 from collector.status_server import StatusServer
 
 logger = logging.getLogger(__name__)
@@ -29,14 +30,18 @@ class Service:
     receiver: Receiver
 
 
-def build(settings: Settings, evaluate: bool = True) -> Service:
+def build(settings: Settings, evaluate: bool = True, replay: tuple[int, int] | None = None) -> Service:
+    """The service from settings; `replay=(start_ms, end_ms)` re-reads that range of the Kafka topic."""
     dead_letters: DeadLetterSink
     receiver: Receiver
     if settings.kafka.bootstrap_servers:
         dead_letters = KafkaDeadLetters(
             settings.kafka.bootstrap_servers, settings.kafka.dlq_topic, **_producer_options(settings)
         )
-        receiver = KafkaReceiver(settings.kafka, dead_letters)
+        if replay is not None:
+            receiver = KafkaReplayReceiver(settings.kafka, dead_letters, *replay)
+        else:
+            receiver = KafkaReceiver(settings.kafka, dead_letters)
     else:
         dead_letters = LogDeadLetters()
         receiver = OtlpHttpReceiver(
@@ -85,3 +90,15 @@ async def serve(service: Service, stop: asyncio.Event | None = None) -> None:
         await service.pipeline.run(stop)
     finally:
         service.status.shutdown()
+
+
+async def replay(service: Service) -> None:
+    """Run until the replay receiver reached the end of its range and every record it read is done."""
+    receiver = service.receiver
+    assert isinstance(receiver, KafkaReplayReceiver)
+    stop = asyncio.Event()
+    runner = asyncio.create_task(serve(service, stop))
+    while not runner.done() and not (receiver.finished.is_set() and receiver.tracker.in_flight() == 0):
+        await asyncio.sleep(0.2)
+    stop.set()
+    await runner

@@ -61,6 +61,10 @@ class KafkaReceiver:
         self._assigned = False
         self._assignment: set[TopicPartition] = set()
 
+    def exhausted(self) -> bool:
+        """A consumer-group receiver never runs out; a bounded replay does."""
+        return False
+
     def assignment(self) -> set[TopicPartition]:
         return self._assignment
 
@@ -77,6 +81,9 @@ class KafkaReceiver:
             **options,
         )
         self._consumer.subscribe([self.config.topic], listener=_Rebalance(self))
+        self._start_thread(deliver)
+
+    def _start_thread(self, deliver: Deliver) -> None:
         self._thread = threading.Thread(target=self._run, args=(deliver,), name="kafka-receiver", daemon=True)
         self._thread.start()
 
@@ -84,7 +91,7 @@ class KafkaReceiver:
         consumer = self._consumer
         assert consumer is not None
         last_commit = time.monotonic()
-        while not self._stop.is_set():
+        while not self._stop.is_set() and not self.exhausted():
             self._flow_control(consumer)
             try:
                 batches = consumer.poll(timeout_ms=200, max_records=500)

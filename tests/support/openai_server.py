@@ -105,6 +105,10 @@ class RecordedRequest:
     reply: str = ""
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # like a real endpoint, accept bursts of concurrent judge requests
+
+
 class ScriptedOpenAIServer:
     def __init__(
         self,
@@ -124,7 +128,7 @@ class ScriptedOpenAIServer:
         self._failures: deque[str] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._httpd = _Server(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,

@@ -1,0 +1,80 @@
+"""`ragpulse replay`: re-evaluate a time range of the topic, outside the consumer group."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+
+from kafka import KafkaConsumer
+from kafka.structs import TopicPartition
+
+from tests.collector.test_pipeline_e2e import _consume_all, _produce
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+def test_replay_evaluates_exactly_the_time_range(kafka_bootstrap: str, kafka_topic) -> None:
+    topic, results = kafka_topic(partitions=2), kafka_topic()
+    _produce(kafka_bootstrap, topic, total=10, hallucinated=0)  # before the range
+    time.sleep(1.0)
+    start = _now()
+    _produce(kafka_bootstrap, topic, total=30, hallucinated=5)  # the range
+    time.sleep(1.0)
+    end = _now()
+    _produce(kafka_bootstrap, topic, total=10, hallucinated=0)  # after the range
+    replay = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "collector.cli",
+            "replay",
+            "--kafka-bootstrap",
+            kafka_bootstrap,
+            "--topic",
+            topic,
+            "--from",
+            start,
+            "--to",
+            end,
+            "--metrics-port",
+            "0",
+            "--quiet-period",
+            "0.2",
+        ],
+        env={
+            **os.environ,
+            "RAGPULSE_RESULTS__BOOTSTRAP_SERVERS": kafka_bootstrap,
+            "RAGPULSE_RESULTS__TOPIC": results,
+        },
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert replay.returncode == 0, replay.stderr[-3000:]
+    assert "replayed 30 records" in replay.stdout
+    faithfulness = [
+        r
+        for r in (json.loads(v) for _, v in _consume_all(kafka_bootstrap, results))
+        if r["metric"] == "faithfulness"
+    ]
+    assert len({r["trace_id"] for r in faithfulness}) == 30
+    assert sum(r["outcome"] == "failed" for r in faithfulness) >= 4
+    group = KafkaConsumer(bootstrap_servers=kafka_bootstrap, group_id="ragpulse")
+    assert group.committed(TopicPartition(topic, 0)) is None  # the production group was never touched
+    group.close()
+
+
+def test_replay_without_kafka_is_a_usage_error() -> None:
+    replay = subprocess.run(
+        [sys.executable, "-m", "collector.cli", "replay", "--from", "2026-01-01T00:00:00Z"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert replay.returncode == 2 and "needs --kafka-bootstrap" in replay.stderr
