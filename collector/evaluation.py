@@ -31,7 +31,16 @@ from collector.pipeline import EvaluationConfig, Spend
 from collector.records import RagRecord
 from collector.results import Evaluation, Outcome
 from collector.sampling import Sampler, SamplingConfig
-from evaluators import CallRecord, Judge, Metric, MetricResult, OpenAIJudge, Price, a_evaluate_case
+from evaluators import (
+    CallRecord,
+    CaseResult,
+    Judge,
+    Metric,
+    MetricResult,
+    OpenAIJudge,
+    Price,
+    a_evaluate_case,
+)
 from evaluators import create_metric as create_evaluator_metric
 
 logger = logging.getLogger(__name__)
@@ -47,6 +56,10 @@ class CircuitBreaker:
         self.failures, self.cooldown_s = failures, cooldown_s
         self._consecutive = 0
         self._opened_at: float | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self._opened_at is not None
 
     def allow(self, now: float) -> bool:
         if self._opened_at is None:
@@ -102,7 +115,9 @@ def build_llm_judge(config: JudgeConfig, breaker: CircuitBreaker | None = None) 
 def build_offline_judge() -> Judge:
     from evaluators.offline import OfflineJudge
 
-    return OfflineJudge()
+    judge = OfflineJudge()
+    judge.embedder.embed(["warm-up"])  # load the embedding model now: ready means ready to judge
+    return judge
 
 
 class RecordEvaluator:
@@ -118,14 +133,19 @@ class RecordEvaluator:
         self._options = metric_options or {}
         self._metrics: dict[str, Metric] = {}
 
+    @property
+    def ready(self) -> bool:
+        """The judge is loaded (offline) or not known to be failing (its circuit is closed)."""
+        return self.breaker is None or not self.breaker.is_open
+
     def metric(self, name: str) -> Metric:
         if name not in self._metrics:
             self._metrics[name] = create_evaluator_metric(name, **self._options.get(name, {}))
         return self._metrics[name]
 
     async def evaluate(self, record: RagRecord, metrics: Sequence[str]) -> tuple[list[Evaluation], Spend]:
-        llm = self.escalate_to if self.escalate_to is not None else self.judge
-        if self.breaker is not None and llm is not None and not self.breaker.allow(time.monotonic()):
+        llm_allowed = self.breaker is None or self.breaker.allow(time.monotonic())
+        if not llm_allowed and self.escalate_to is None:  # the only judge is failing: skip, counted
             DROPPED.labels("circuit_open").inc(len(metrics))
             return [], Spend()
         case = record.to_case()
@@ -133,20 +153,20 @@ class RecordEvaluator:
             case, [self.metric(m) for m in metrics], self.judge, case_id=record.trace_id
         )
         results = {r.name: (r, self.judge) for r in first.results}
-        spend = Spend(first.usage.prompt_tokens + first.usage.completion_tokens, first.usage.cost_usd)
+        spend = _spend(first)
         if self.escalate_to is not None:
             doubtful = [name for name, (r, _) in results.items() if self._doubtful(r)]
-            for name in results:
-                if name in _CASCADE_METRICS and name not in doubtful:
-                    CASCADE.labels("offline_only").inc()
-            if doubtful:
+            CASCADE.labels("offline_only").inc(
+                sum(n in _CASCADE_METRICS and n not in doubtful for n in results)
+            )
+            if doubtful and not llm_allowed:  # keep the offline verdicts; the escalation is skipped, counted
+                DROPPED.labels("circuit_open").inc(len(doubtful))
+            elif doubtful:
                 CASCADE.labels("escalated").inc(len(doubtful))
                 second = await a_evaluate_case(case, [self.metric(m) for m in doubtful], self.escalate_to)
                 results.update({r.name: (r, self.escalate_to) for r in second.results})
-                usage = second.usage
-                spend = Spend(
-                    spend.tokens + usage.prompt_tokens + usage.completion_tokens, spend.usd + usage.cost_usd
-                )
+                extra = _spend(second)
+                spend = Spend(spend.tokens + extra.tokens, spend.usd + extra.usd)
         return [_evaluation(result, judge) for result, judge in results.values()], spend
 
     def _doubtful(self, result: MetricResult) -> bool:
@@ -156,6 +176,10 @@ class RecordEvaluator:
             return result.outcome == "error"
         low, high = self.band
         return low <= result.score <= high
+
+
+def _spend(result: CaseResult) -> Spend:
+    return Spend(result.usage.prompt_tokens + result.usage.completion_tokens, result.usage.cost_usd)
 
 
 def _evaluation(result: MetricResult, judge: Judge) -> Evaluation:

@@ -49,6 +49,9 @@ class Spend:
 
 
 class RecordEvaluator(Protocol):
+    @property
+    def ready(self) -> bool: ...
+
     async def evaluate(self, record: RagRecord, metrics: Sequence[str]) -> tuple[list[Evaluation], Spend]: ...
 
 
@@ -102,7 +105,8 @@ class Pipeline:
 
     @property
     def ready(self) -> bool:
-        return self._loop is not None and all(r.ready for r in self.receivers)
+        evaluator_ready = self.evaluator is None or self.evaluator.ready
+        return self._loop is not None and evaluator_ready and all(r.ready for r in self.receivers)
 
     # --- ingest (called from receiver threads) -------------------------------------------
     def deliver(self, received: Received) -> None:

@@ -13,7 +13,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 from evaluators.case import CaseField, TestCase
 from evaluators.judges.accounting import usage_scope
@@ -50,6 +50,17 @@ def record(kind: str, item: str, verdict: Verdict, check: str = "") -> VerdictRe
 def listing(items: list[str], limit: int = 3) -> str:
     shown = "; ".join(f"'{item[:80]}'" for item in items[:limit])
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+class MetricOptions(TypedDict, total=False):
+    """The options every metric takes; subclasses add theirs and pass these through."""
+
+    threshold: float
+    strict_mode: bool
+    include_reason: bool
+    verbose: bool
+    template: Mapping[str, str] | None
+    judge: Judge | None
 
 
 class Metric(ABC):

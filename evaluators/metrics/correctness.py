@@ -8,13 +8,12 @@ verdict checks (one coalesced with the claim checks) + 1 embedding call.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
-from typing import Literal
+from typing import Literal, Unpack
 
 from evaluators import scores
 from evaluators.case import CaseField, TestCase
-from evaluators.judges.base import ExtractKind, Judge, VerdictTask
-from evaluators.metrics.base import Metric, Scored, listing, record
+from evaluators.judges.base import ExtractKind, VerdictTask
+from evaluators.metrics.base import Metric, MetricOptions, Scored, listing, record
 from evaluators.result import VerdictRecord
 from evaluators.session import JudgeSession
 
@@ -41,21 +40,9 @@ class NoiseSensitivity(Metric):
         self,
         *,
         mode: NoiseMode = "all",
-        threshold: float = 0.5,
-        strict_mode: bool = False,
-        include_reason: bool = True,
-        verbose: bool = False,
-        template: Mapping[str, str] | None = None,
-        judge: Judge | None = None,
+        **options: Unpack[MetricOptions],
     ) -> None:
-        super().__init__(
-            threshold=threshold,
-            strict_mode=strict_mode,
-            include_reason=include_reason,
-            verbose=verbose,
-            template=template,
-            judge=judge,
-        )
+        super().__init__(**options)
         if mode not in ("all", "relevant", "irrelevant"):
             raise ValueError("mode must be 'all', 'relevant' or 'irrelevant'")
         self.mode = mode
@@ -120,21 +107,9 @@ class AnswerCorrectness(Metric):
         self,
         *,
         weights: tuple[float, float] = (0.75, 0.25),
-        threshold: float = 0.5,
-        strict_mode: bool = False,
-        include_reason: bool = True,
-        verbose: bool = False,
-        template: Mapping[str, str] | None = None,
-        judge: Judge | None = None,
+        **options: Unpack[MetricOptions],
     ) -> None:
-        super().__init__(
-            threshold=threshold,
-            strict_mode=strict_mode,
-            include_reason=include_reason,
-            verbose=verbose,
-            template=template,
-            judge=judge,
-        )
+        super().__init__(**options)
         if min(weights) < 0 or sum(weights) == 0:
             raise ValueError("weights must be non-negative and not both zero")
         self.weights = weights

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from typing import Unpack
 
 from evaluators import scores
 from evaluators.case import CaseField, TestCase
-from evaluators.judges.base import Judge, VerdictTask
-from evaluators.metrics.base import Metric, Scored, record
+from evaluators.judges.base import VerdictTask
+from evaluators.metrics.base import Metric, MetricOptions, Scored, record
 from evaluators.session import JudgeSession
 
 # ragas' built-in aspects: (definition, lower_is_better). A "yes" means the aspect is present.
@@ -58,21 +59,9 @@ class AspectCritique(Metric):
         *,
         strictness: int = 3,
         lower_is_better: bool | None = None,
-        threshold: float = 0.5,
-        strict_mode: bool = False,
-        include_reason: bool = True,
-        verbose: bool = False,
-        template: Mapping[str, str] | None = None,
-        judge: Judge | None = None,
+        **options: Unpack[MetricOptions],
     ) -> None:
-        super().__init__(
-            threshold=threshold,
-            strict_mode=strict_mode,
-            include_reason=include_reason,
-            verbose=verbose,
-            template=template,
-            judge=judge,
-        )
+        super().__init__(**options)
         key = _snake(aspect)
         builtin = BUILTIN_ASPECTS.get(key)
         if definition is None and builtin is None:
@@ -120,21 +109,9 @@ class GEval(Metric):
         evaluation_params: Sequence[CaseField | str] = (CaseField.INPUT, CaseField.ACTUAL_OUTPUT),
         rubric: str | None = None,
         score_range: tuple[int, int] = (1, 10),
-        threshold: float = 0.5,
-        strict_mode: bool = False,
-        include_reason: bool = True,
-        verbose: bool = False,
-        template: Mapping[str, str] | None = None,
-        judge: Judge | None = None,
+        **options: Unpack[MetricOptions],
     ) -> None:
-        super().__init__(
-            threshold=threshold,
-            strict_mode=strict_mode,
-            include_reason=include_reason,
-            verbose=verbose,
-            template=template,
-            judge=judge,
-        )
+        super().__init__(**options)
         if not criteria and not evaluation_steps:
             raise ValueError("GEval needs criteria or evaluation_steps")
         if score_range[1] <= score_range[0]:

@@ -7,13 +7,12 @@ relevancy and noise sensitivity. Judge calls per case: 1 claim extraction (share
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, Unpack
 
 from evaluators import scores
 from evaluators.case import CaseField, TestCase
-from evaluators.judges.base import ExtractKind, Judge, VerdictTask
-from evaluators.metrics.base import Metric, Scored, listing, record
+from evaluators.judges.base import ExtractKind, VerdictTask
+from evaluators.metrics.base import Metric, MetricOptions, Scored, listing, record
 from evaluators.session import JudgeSession
 
 FaithfulnessMode = Literal["entailment", "contradiction"]
@@ -37,21 +36,9 @@ class Faithfulness(Metric):
         mode: FaithfulnessMode = "entailment",
         truths_extraction_limit: int | None = None,
         zero_claims_score: float = 1.0,
-        threshold: float = 0.5,
-        strict_mode: bool = False,
-        include_reason: bool = True,
-        verbose: bool = False,
-        template: Mapping[str, str] | None = None,
-        judge: Judge | None = None,
+        **options: Unpack[MetricOptions],
     ) -> None:
-        super().__init__(
-            threshold=threshold,
-            strict_mode=strict_mode,
-            include_reason=include_reason,
-            verbose=verbose,
-            template=template,
-            judge=judge,
-        )
+        super().__init__(**options)
         if mode not in ("entailment", "contradiction"):
             raise ValueError("mode must be 'entailment' or 'contradiction'")
         if truths_extraction_limit is not None and truths_extraction_limit < 1:

@@ -7,12 +7,12 @@ and 1 embedding call.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from typing import Unpack
 
 from evaluators import scores
 from evaluators.case import CaseField, TestCase
-from evaluators.judges.base import Judge, VerdictTask
-from evaluators.metrics.base import Metric, Scored, listing, record
+from evaluators.judges.base import VerdictTask
+from evaluators.metrics.base import Metric, MetricOptions, Scored, listing, record
 from evaluators.result import VerdictRecord
 from evaluators.session import JudgeSession
 
@@ -54,21 +54,9 @@ class AnswerRelevancySimilarity(Metric):
         self,
         *,
         n_questions: int = 3,
-        threshold: float = 0.5,
-        strict_mode: bool = False,
-        include_reason: bool = True,
-        verbose: bool = False,
-        template: Mapping[str, str] | None = None,
-        judge: Judge | None = None,
+        **options: Unpack[MetricOptions],
     ) -> None:
-        super().__init__(
-            threshold=threshold,
-            strict_mode=strict_mode,
-            include_reason=include_reason,
-            verbose=verbose,
-            template=template,
-            judge=judge,
-        )
+        super().__init__(**options)
         if n_questions < 1:
             raise ValueError("n_questions must be at least 1")
         self.n_questions = n_questions

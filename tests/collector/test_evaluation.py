@@ -1,0 +1,109 @@
+"""The evaluate processor: circuit breaker, cascade, de-duplication and label bounds."""
+
+from __future__ import annotations
+
+import time
+
+from collector.config import JudgeConfig
+from collector.dedup import RecentKeys
+from collector.evaluation import CircuitBreaker, RecordEvaluator, build_llm_judge, build_offline_judge
+from collector.metrics import CASCADE, DROPPED, OTHER, LabelPolicy
+from collector.records import RagRecord, RetrievedNode
+from collector.results import Outcome
+from tests.support.openai_server import ScriptedOpenAIServer
+
+PASSAGE = "The Eiffel Tower was completed in March 1889 and is 330 metres tall."
+
+
+def _record(i: int, response: str = "The Eiffel Tower was completed in 1889.") -> RagRecord:
+    return RagRecord(
+        trace_id=f"{i:032x}",
+        anchor_span_id=f"{i:016x}",
+        query=f"When was the Eiffel Tower completed? ({i})",
+        response=response,
+        nodes=(RetrievedNode("n0", PASSAGE, 0.9),),
+    )
+
+
+def _value(counter, *labels: str) -> float:
+    return counter.labels(*labels)._value.get()
+
+
+async def test_breaker_opens_on_a_failing_judge_and_counts_what_it_skips() -> None:
+    with ScriptedOpenAIServer() as server:
+        server.fail_next(*["500"] * 200)
+        breaker = CircuitBreaker(failures=3, cooldown_s=60)
+        judge = build_llm_judge(JudgeConfig(base_url=server.base_url, max_retries=0, timeout_s=2), breaker)
+        evaluator = RecordEvaluator(judge, breaker=breaker)
+        for i in range(3):  # three failed requests in a row open the circuit
+            evaluations, _ = await evaluator.evaluate(_record(i), ["faithfulness"])
+            assert [e.outcome for e in evaluations] == [Outcome.ERROR]  # an error result, not an exception
+        assert breaker.is_open and not evaluator.ready
+        requests_before, skipped_before = len(server.requests), _value(DROPPED, "circuit_open")
+        evaluations, _ = await evaluator.evaluate(_record(2), ["faithfulness", "answer_relevancy"])
+        assert evaluations == []
+        assert len(server.requests) == requests_before  # the failing judge was not called
+        assert _value(DROPPED, "circuit_open") == skipped_before + 2
+
+
+def test_breaker_half_opens_after_cooldown() -> None:
+    breaker = CircuitBreaker(failures=2, cooldown_s=10)
+    breaker.record(False, 0.0)
+    breaker.record(False, 1.0)
+    assert not breaker.allow(5.0)
+    assert breaker.allow(11.0)  # one probe goes through
+    breaker.record(False, 11.5)  # and fails: open again at once
+    assert not breaker.allow(12.0)
+    breaker.record(True, 30.0)
+    assert breaker.allow(30.0)
+
+
+async def test_cascade_sends_only_doubtful_scores_to_the_llm_judge() -> None:
+    offline = build_offline_judge()
+    with ScriptedOpenAIServer() as server:
+        llm = build_llm_judge(JudgeConfig(base_url=server.base_url, max_retries=0))
+        everything = RecordEvaluator(offline, escalate_to=llm, band=(0.0, 1.0))
+        escalated_before = _value(CASCADE, "escalated")
+        evaluations, _ = await everything.evaluate(_record(3), ["faithfulness", "answer_relevancy"])
+        judges = {e.metric: e.judge for e in evaluations}
+        assert judges == {"faithfulness": "openai", "answer_relevancy": "offline"}
+        assert _value(CASCADE, "escalated") == escalated_before + 1
+        assert server.chat_requests
+
+        nothing = RecordEvaluator(offline, escalate_to=llm, band=(2.0, 3.0))
+        requests_before, offline_only_before = len(server.requests), _value(CASCADE, "offline_only")
+        evaluations, _ = await nothing.evaluate(_record(4), ["faithfulness"])
+        assert [e.judge for e in evaluations] == ["offline"]
+        assert len(server.requests) == requests_before
+        assert _value(CASCADE, "offline_only") == offline_only_before + 1
+
+
+async def test_cascade_keeps_offline_verdicts_while_the_llm_circuit_is_open() -> None:
+    breaker = CircuitBreaker(failures=1, cooldown_s=60)
+    breaker.record(False, time.monotonic())  # the LLM judge just failed
+    with ScriptedOpenAIServer() as server:
+        llm = build_llm_judge(JudgeConfig(base_url=server.base_url, max_retries=0), breaker)
+        evaluator = RecordEvaluator(build_offline_judge(), escalate_to=llm, band=(0.0, 1.0), breaker=breaker)
+        skipped_before = _value(DROPPED, "circuit_open")
+        evaluations, _ = await evaluator.evaluate(_record(5), ["faithfulness"])
+        assert [(e.metric, e.judge) for e in evaluations] == [("faithfulness", "offline")]
+        assert _value(DROPPED, "circuit_open") == skipped_before + 1
+        assert not server.requests
+
+
+def test_recent_keys_suppress_within_the_window_and_stay_bounded() -> None:
+    recent = RecentKeys(ttl_s=60, max_keys=3)
+    recent.add(("t1", "faithfulness"), now=0)
+    assert recent.seen(("t1", "faithfulness"), now=59)
+    assert not recent.seen(("t1", "faithfulness"), now=61)
+    assert not recent.seen(("t1", "answer_relevancy"), now=1)
+    for i in range(10):
+        recent.add((f"t{i}", "m"), now=100)
+    assert len(recent._keys) == 3
+
+
+def test_label_policy_bounds_cardinality() -> None:
+    fixed = LabelPolicy(["/ask", "/chat"])
+    assert [fixed.bound(v) for v in ("/ask", "/admin", "")] == ["/ask", OTHER, "unknown"]
+    learned = LabelPolicy(max_values=2)
+    assert [learned.bound(v) for v in ("a", "b", "c", "a")] == ["a", "b", OTHER, "a"]
