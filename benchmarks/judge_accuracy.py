@@ -84,8 +84,12 @@ def halueval(task: str, limit: int | None, featurizer: GroundingFeaturizer) -> N
     rules["offline judge"] = (load_models()["grounding"].threshold, 1)
     report(f"HaluEval {task}, held-out", test_signals, labels, rules)
     subset = length_matched(test)
-    report(f"HaluEval {task}, held-out, length-matched", {k: v[subset] for k, v in test_signals.items()},
-           labels[subset], rules)
+    report(
+        f"HaluEval {task}, held-out, length-matched",
+        {k: v[subset] for k, v in test_signals.items()},
+        labels[subset],
+        rules,
+    )
     ece = expected_calibration_error(test_signals["offline judge"], labels)
     print(f"  calibration: expected calibration error {ece:.3f} (10 bins)")
 

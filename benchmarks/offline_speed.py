@@ -33,8 +33,10 @@ VERBS = ["was released", "is configured", "was measured", "is replicated", "was 
 
 def sentence(rng: random.Random, i: int) -> str:
     topic, verb = rng.choice(TOPICS), rng.choice(VERBS)
-    return (f"In {1900 + rng.randrange(125)}, {topic} {verb} with {rng.randrange(2, 900)} units "
-            f"across {rng.randrange(2, 40)} regions, according to report {i}-{rng.randrange(10**6)}.")
+    return (
+        f"In {1900 + rng.randrange(125)}, {topic} {verb} with {rng.randrange(2, 900)} units "
+        f"across {rng.randrange(2, 40)} regions, according to report {i}-{rng.randrange(10**6)}."
+    )
 
 
 def make_case(rng: random.Random, i: int) -> dict[str, object]:
@@ -94,11 +96,15 @@ def main() -> None:
     errors = sum(1 for c in result.cases for r in c.results if r.score is None)
 
     print(f"cold start (import + load + first case): {cold * 1000:.0f} ms")
-    for label, n, cpu_s, wall_s in (("judge operations", len(cases), judge_cpu, judge_wall),
-                                    ("evaluate() public API", len(api_cases), api_cpu, api_wall)):
+    for label, n, cpu_s, wall_s in (
+        ("judge operations", len(cases), judge_cpu, judge_wall),
+        ("evaluate() public API", len(api_cases), api_cpu, api_wall),
+    ):
         per_core = n / cpu_s
-        print(f"{label:24s} {n / wall_s:7.0f} cases/s wall, {per_core:7.0f} cases/s per core (CPU time), "
-              f"{1000 * cpu_s / n:.2f} ms/case; goal {GOAL:.0f}/s per core: x{per_core / GOAL:.1f}")
+        print(
+            f"{label:24s} {n / wall_s:7.0f} cases/s wall, {per_core:7.0f} cases/s per core (CPU time), "
+            f"{1000 * cpu_s / n:.2f} ms/case; goal {GOAL:.0f}/s per core: x{per_core / GOAL:.1f}"
+        )
     print(f"metric results without a score: {errors}")
 
 

@@ -14,12 +14,12 @@ import argparse
 import statistics
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.support.openai_server import ScriptedOpenAIServer
+from tests.support.otlp import post_traces
 from tests.support.process import RagpulseProcess
 from tests.support.rag_traces import RagCase, encode, make_spans
 from tests.support.scrape import Scrape, scrape
@@ -33,14 +33,6 @@ def unique_trace(i: int) -> bytes:
     case.query = f"{case.query} (request {i})"
     case.response = f"{case.response} This answers request {i}."
     return encode(make_spans("ragpulse", case))
-
-
-def post(port: int, body: bytes) -> None:
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{port}/v1/traces", data=body, headers={"Content-Type": "application/x-protobuf"}
-    )
-    with urllib.request.urlopen(request, timeout=10) as response:
-        assert response.status == 200
 
 
 def evaluated(port: int) -> float:
@@ -67,7 +59,7 @@ def latency_run(rate: float, seconds: float) -> None:
         for i, body in enumerate(bodies):  # steady rate; the span ended just before it is sent
             time.sleep(max(0.0, start + i / rate - time.monotonic()))
             sent.append(time.monotonic())
-            post(ragpulse.otlp_port, body)
+            assert post_traces(ragpulse.otlp_port, body)[0] == 200
             while len(done) < evaluated(ragpulse.metrics_port):
                 done.append(time.monotonic())
         while len(done) < len(bodies) and time.monotonic() - sent[-1] < 60:
@@ -90,7 +82,7 @@ def flood(ragpulse: RagpulseProcess, count: int) -> tuple[float, Scrape]:
     bodies = [unique_trace(i) for i in range(count)]
     start = time.monotonic()
     for body in bodies:
-        post(ragpulse.otlp_port, body)
+        assert post_traces(ragpulse.otlp_port, body)[0] == 200
     while time.monotonic() - start < 600:
         progress = scrape(ragpulse.metrics_port)
         finished = progress.value("ragpulse_evaluations_total", metric="faithfulness") + progress.value(

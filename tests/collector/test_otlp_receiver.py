@@ -6,7 +6,6 @@ import gzip
 import http.client
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -16,17 +15,9 @@ from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExport
 
 from collector.decode import decode, encode_json
 from tests.support.collector_runner import RunningCollector, wait_for
+from tests.support.otlp import post_traces
+from tests.support.process import free_port
 from tests.support.rag_traces import BUILDERS, RagCase, encode, make_spans, provider
-
-
-def _post(port: int, body: bytes, content_type: str, encoding: str | None = None) -> tuple[int, bytes]:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    headers = {"Content-Type": content_type}
-    if encoding:
-        headers["Content-Encoding"] = encoding
-    connection.request("POST", "/v1/traces", body=body, headers=headers)
-    response = connection.getresponse()
-    return response.status, response.read()
 
 
 def test_standard_otlp_exporter_with_gzip_reaches_records() -> None:
@@ -46,31 +37,29 @@ def test_json_protobuf_and_error_status_codes() -> None:
     with RunningCollector(otlp_max_body_bytes=64 * 1024) as collector:
         port = collector.service.receiver.port
         proto = encode(make_spans("ragpulse"))
-        assert _post(port, proto, "application/x-protobuf")[0] == 200
-        status, body = _post(port, encode_json(decode(encode(make_spans("gen_ai")))), "application/json")
+        assert post_traces(port, proto, "application/x-protobuf")[0] == 200
+        status, body = post_traces(
+            port, encode_json(decode(encode(make_spans("gen_ai")))), "application/json"
+        )
         assert (status, body) == (200, b"{}")
         assert (
-            _post(port, gzip.compress(encode(make_spans("openllmetry"))), "application/x-protobuf", "gzip")[0]
+            post_traces(
+                port, gzip.compress(encode(make_spans("openllmetry"))), "application/x-protobuf", "gzip"
+            )[0]
             == 200
         )
-        assert _post(port, b"\x0a\xff\xff\xff\xff\x0f", "application/x-protobuf")[0] == 400
-        assert _post(port, b'{"resourceSpans": [', "application/json")[0] == 400
-        assert _post(port, b"x" * (65 * 1024), "application/x-protobuf")[0] == 413
+        assert post_traces(port, b"\x0a\xff\xff\xff\xff\x0f", "application/x-protobuf")[0] == 400
+        assert post_traces(port, b'{"resourceSpans": [', "application/json")[0] == 400
+        assert post_traces(port, b"x" * (65 * 1024), "application/x-protobuf")[0] == 413
         bomb = gzip.compress(b"\x0a" * (10 * 1024 * 1024))  # small on the wire, huge inflated
-        assert _post(port, bomb, "application/x-protobuf", "gzip")[0] == 413
-        assert _post(port, proto, "text/plain")[0] == 415
+        assert post_traces(port, bomb, "application/x-protobuf", "gzip")[0] == 413
+        assert post_traces(port, proto, "text/plain")[0] == 415
         wait_for(lambda: len(collector.records) >= 3, 30, "three good records")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_ragpulse_run_logs_records_and_serves_metrics() -> None:
     """The user's view: `ragpulse run` on the embedded receiver, spans in, a log line out, /metrics up."""
-    otlp_port, metrics_port = _free_port(), _free_port()
+    otlp_port, metrics_port = free_port(), free_port()
     process = subprocess.Popen(
         [
             sys.executable,
@@ -93,7 +82,10 @@ def test_ragpulse_run_logs_records_and_serves_metrics() -> None:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
-                if _post(otlp_port, encode(make_spans("openinference")), "application/x-protobuf")[0] == 200:
+                if (
+                    post_traces(otlp_port, encode(make_spans("openinference")), "application/x-protobuf")[0]
+                    == 200
+                ):
                     break
             except OSError:
                 time.sleep(0.2)

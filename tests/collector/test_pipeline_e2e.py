@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 import json
 import time
-import urllib.request
 
 import psutil
 import pytest
@@ -18,6 +17,7 @@ from collector.receivers.otlp_http import OtlpHttpConfig, OtlpHttpReceiver
 from collector.sdk import KafkaSpanExporter
 from tests.support.collector_runner import wait_for
 from tests.support.openai_server import ScriptedOpenAIServer
+from tests.support.otlp import post_traces
 from tests.support.process import RagpulseProcess, http_status
 from tests.support.rag_traces import RagCase, encode, make_spans, native, provider
 from tests.support.scrape import scrape
@@ -195,14 +195,9 @@ def test_overload_sheds_counts_and_stays_healthy() -> None:
             },
         ) as ragpulse,
     ):
-        url = f"http://127.0.0.1:{ragpulse.otlp_port}/v1/traces"
         for _ in range(400):
             body = gzip.compress(encode(make_spans("ragpulse")))
-            request = urllib.request.Request(
-                url, data=body, headers={"Content-Type": "application/x-protobuf", "Content-Encoding": "gzip"}
-            )
-            with urllib.request.urlopen(request, timeout=10) as response:
-                assert response.status == 200
+            assert post_traces(ragpulse.otlp_port, body, encoding="gzip")[0] == 200
         wait_for(
             lambda: scrape(ragpulse.metrics_port).value("ragpulse_dropped_total", reason="overload") > 0,
             60,

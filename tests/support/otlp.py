@@ -1,0 +1,21 @@
+"""Send an OTLP/HTTP request the way an exporter does, and read the status the receiver answers."""
+
+from __future__ import annotations
+
+import http.client
+
+
+def post_traces(
+    port: int, body: bytes, content_type: str = "application/x-protobuf", encoding: str | None = None
+) -> tuple[int, bytes]:
+    """POST `body` to 127.0.0.1:`port`/v1/traces; returns (status, response body)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    headers = {"Content-Type": content_type}
+    if encoding:
+        headers["Content-Encoding"] = encoding
+    try:
+        connection.request("POST", "/v1/traces", body=body, headers=headers)
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
