@@ -107,12 +107,15 @@ class AnswerCorrectness(Metric):
         self,
         *,
         weights: tuple[float, float] = (0.75, 0.25),
+        round_at: float | None = None,
         **options: Unpack[MetricOptions],
     ) -> None:
+        """`round_at`: ragas' optional threshold: the score becomes 1 at or above it, else 0."""
         super().__init__(**options)
         if min(weights) < 0 or sum(weights) == 0:
             raise ValueError("weights must be non-negative and not both zero")
         self.weights = weights
+        self.round_at = round_at
         self.needs_embeddings = weights[1] > 0
 
     async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
@@ -132,6 +135,8 @@ class AnswerCorrectness(Metric):
             vectors = await session.embed([answer, expected])
             similarity = scores.cosine_similarity(vectors[0], vectors[1])
         score = scores.answer_correctness(tp, fp, fn, similarity, self.weights)
+        if self.round_at is not None:
+            score = float(score >= self.round_at)
         records = [
             VerdictRecord(kind="claim", item=c, verdict="tp" if v.verdict == "yes" else "fp", reason=v.reason)
             for c, v in zip(claims, in_expected, strict=True)

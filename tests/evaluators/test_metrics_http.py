@@ -232,6 +232,14 @@ async def test_answer_correctness_einstein(openai_server, openai_judge) -> None:
     assert (result.details["tp"], result.details["fp"], result.details["fn"]) == (1, 1, 1)
     blended = await AnswerCorrectness().a_measure(case, openai_judge)
     assert blended.score == pytest.approx(0.75 * 0.5 + 0.25 * blended.details["similarity"])
+    rounded = [
+        await AnswerCorrectness(weights=(1.0, 0.0), round_at=t).a_measure(case, openai_judge)
+        for t in (0.5, 0.6)
+    ]
+    assert [r.score for r in rounded] == [
+        1.0,
+        0.0,
+    ]  # ragas' optional threshold: 0.5 rounds up at 0.5, down at 0.6
 
 
 async def test_aspect_critique_majority_vote(openai_server, openai_judge) -> None:
