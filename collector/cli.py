@@ -98,7 +98,9 @@ def _timestamp(value: str) -> datetime:
 def cmd_demo(args: argparse.Namespace) -> int:
     from collector.demo import run_demo
 
-    return run_demo(args)
+    if getattr(args, "assembly.quiet_period_s") is None:  # synthetic traces end at once: 1 s of quiet will do
+        setattr(args, "assembly.quiet_period_s", 1.0)
+    return run_demo(_load(args), args.duration, args.rate)
 
 
 def cmd_eval(argv: list[str]) -> int:

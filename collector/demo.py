@@ -7,7 +7,6 @@ facts, some off-topic. Prints where to look and a live line of scores per metric
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import random
 import threading
@@ -19,7 +18,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-from collector.config import load_settings
+from collector.config import Settings
 from collector.demo_corpus import TOPICS
 from collector.metrics import EVALUATION_SCORE
 from collector.sdk import record_rag
@@ -66,16 +65,9 @@ def _score_line() -> str:
     return "  ".join(parts) or "waiting for the first evaluations..."
 
 
-def run_demo(args: argparse.Namespace) -> int:
-    overrides = {
-        k: v for k, v in vars(args).items() if "." in k or k in ("otlp_port", "metrics_port", "log_records")
-    }
-    overrides.setdefault("assembly.quiet_period_s", None)
-    if overrides["assembly.quiet_period_s"] is None:
-        overrides["assembly.quiet_period_s"] = 1.0
-    overrides["kafka.bootstrap_servers"] = None
-    settings = load_settings(args.config, **{k: v for k, v in overrides.items() if v is not None})
-    settings.kafka.bootstrap_servers = None  # the demo never needs Kafka
+def run_demo(settings: Settings, duration: float | None, rate: float) -> int:
+    """Run the sidecar on `settings` (embedded receiver, never Kafka) with synthetic traffic."""
+    settings.kafka.bootstrap_servers = None
     service = build(settings)
     stop_app = threading.Event()
 
@@ -89,14 +81,14 @@ def run_demo(args: argparse.Namespace) -> int:
         print(f"  metrics:  http://{settings.metrics_host}:{service.status.port}/metrics")
         print("  judge:    offline (no API key, no network)")
         print(
-            f"  traffic:  synthetic RAG app, {args.rate:g} requests/s: 70% grounded, 20% invented facts, "
+            f"  traffic:  synthetic RAG app, {rate:g} requests/s: 70% grounded, 20% invented facts, "
             "10% off-topic"
         )
-        app = threading.Thread(target=synthetic_app, args=(endpoint, args.rate, stop_app), daemon=True)
+        app = threading.Thread(target=synthetic_app, args=(endpoint, rate, stop_app), daemon=True)
         app.start()
         started = time.monotonic()
         try:
-            while not runner.done() and (args.duration is None or time.monotonic() - started < args.duration):
+            while not runner.done() and (duration is None or time.monotonic() - started < duration):
                 await asyncio.sleep(2.0)
                 print(f"[{time.monotonic() - started:5.0f}s] {_score_line()}", flush=True)
         finally:

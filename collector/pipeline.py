@@ -24,6 +24,7 @@ from collector.assemble import AssembledTrace, TraceAssembler
 from collector.conventions import ExtractionError, extract
 from collector.deadletter import DeadLetterSink
 from collector.dedup import RecentKeys
+from collector.exporters import EvaluationExporter
 from collector.metrics import ASSEMBLY_TRACES, DROPPED, END_TO_END, QUEUE_DEPTH, SAMPLING_DECISIONS, TRACES
 from collector.receivers import Received, Receiver
 from collector.records import RagRecord
@@ -64,14 +65,6 @@ class Sampler(Protocol):
     def decide(self, record: RagRecord) -> Decision: ...
 
     def record_spend(self, tokens: int, usd: float) -> None: ...
-
-
-class EvaluationExporter(Protocol):
-    def export(self, record: RagRecord, evaluations: Sequence[Evaluation]) -> None: ...
-
-    def force_flush(self, timeout_s: float = 10.0) -> bool: ...
-
-    def shutdown(self) -> None: ...
 
 
 @dataclass(slots=True)
