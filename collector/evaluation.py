@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import openai
 
 from collector.config import JudgeConfig, Settings
-from collector.exporters.kafka_results import KafkaResultsConfig, KafkaResultsExporter
+from collector.exporters.kafka_results import KafkaResultsConfig, KafkaResultsExporter, recent_results
 from collector.exporters.otel_spans import OtelExportConfig, OtelSpanExporter
 from collector.exporters.prometheus import PrometheusExporter
 from collector.metrics import (
@@ -219,13 +219,17 @@ def build_evaluation_stages(
     exporters: list[object] = [PrometheusExporter(services, routes)]
     if settings.otel_export.endpoint:
         exporters.append(OtelSpanExporter(settings.otel_export))
+    already_evaluated: list[tuple[str, str]] = []
     if settings.results.bootstrap_servers:
         exporters.append(KafkaResultsExporter(settings.results))
+        already_evaluated = recent_results(settings.results, settings.evaluation.dedup_window_s)
+        logger.info("duplicate filter seeded with %d recent results", len(already_evaluated))
     return {
         "sampler": Sampler(settings.sampling),
         "evaluator": evaluator,
         "exporters": exporters,
         "config": settings.evaluation,
+        "already_evaluated": already_evaluated,
     }
 
 

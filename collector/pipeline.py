@@ -14,7 +14,7 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -86,12 +86,16 @@ class Pipeline:
         exporters: Sequence[EvaluationExporter] = (),
         config: EvaluationConfig | None = None,
         log_records: bool = False,
+        already_evaluated: Iterable[tuple[str, str]] = (),
     ) -> None:
+        """`already_evaluated`: (trace id, metric) pairs known to be scored, e.g. read back at start."""
         self.config = config or EvaluationConfig()
         self.receivers, self.assembler, self.dead_letters = list(receivers), assembler, dead_letters
         self.sampler, self.evaluator, self.exporters = sampler, evaluator, list(exporters)
         self.log_records = log_records
         self._recent = RecentKeys(ttl_s=self.config.dedup_window_s)
+        for key in already_evaluated:
+            self._recent.add(key, time.monotonic())
         self._queue: asyncio.Queue[_Job] = asyncio.Queue(maxsize=self.config.queue_size)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._unflushed: list[AssembledTrace] = []

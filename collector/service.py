@@ -11,6 +11,7 @@ from collector import __version__
 from collector.assemble import TraceAssembler
 from collector.config import Settings
 from collector.deadletter import DeadLetterSink, KafkaDeadLetters, LogDeadLetters
+from collector.kafka_options import security_options
 from collector.metrics import BUILD_INFO, LabelPolicy
 from collector.pipeline import Pipeline
 from collector.receivers import Receiver
@@ -36,7 +37,9 @@ def build(settings: Settings, evaluate: bool = True, replay: tuple[int, int] | N
     receiver: Receiver
     if settings.kafka.bootstrap_servers:
         dead_letters = KafkaDeadLetters(
-            settings.kafka.bootstrap_servers, settings.kafka.dlq_topic, **_producer_options(settings)
+            settings.kafka.bootstrap_servers,
+            settings.kafka.dlq_topic,
+            **security_options(settings.kafka.options),
         )
         if replay is not None:
             receiver = KafkaReplayReceiver(settings.kafka, dead_letters, *replay)
@@ -61,12 +64,6 @@ def build(settings: Settings, evaluate: bool = True, replay: tuple[int, int] | N
     status = StatusServer(settings.metrics_host, settings.metrics_port, ready=lambda: pipeline.ready)
     BUILD_INFO.labels(__version__).set(1)
     return Service(settings, pipeline, status, receiver)
-
-
-def _producer_options(settings: Settings) -> dict[str, object]:
-    """Security options of the consumer apply to our producers too (same cluster, same credentials)."""
-    keys = ("security_protocol", "sasl_mechanism", "sasl_plain_username", "sasl_plain_password", "client_id")
-    return {k: v for k, v in settings.kafka.options.items() if k in keys or k.startswith("ssl_")}
 
 
 def _evaluation_stages(settings: Settings) -> dict[str, object]:

@@ -15,11 +15,13 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from kafka import KafkaProducer
+from kafka import KafkaConsumer, KafkaProducer
 from kafka.errors import KafkaError
+from kafka.structs import TopicPartition
 from pydantic import BaseModel, Field
 
 from collector import __version__
+from collector.kafka_options import security_options
 from collector.metrics import EXPORT_ERRORS
 from collector.records import RagRecord
 from collector.results import Evaluation, Outcome
@@ -120,3 +122,49 @@ class KafkaResultsExporter:
         if not self._closed:
             self._closed = True
             self._producer.close(timeout=10)
+
+
+def recent_results(
+    config: KafkaResultsConfig, window_s: float, deadline_s: float = 20.0
+) -> list[tuple[str, str]]:
+    """(trace id, metric) of every result written in the last `window_s` seconds.
+
+    A restarted replica re-reads the records whose offsets were not yet committed when it stopped;
+    seeding its duplicate filter with what the results topic already holds keeps it from scoring
+    them twice. Bounded by `deadline_s`: a slow read costs duplicates, never a stalled start.
+    """
+    consumer = KafkaConsumer(
+        bootstrap_servers=config.bootstrap_servers,
+        group_id=None,
+        enable_auto_commit=False,
+        **security_options(config.options),
+    )
+    keys: list[tuple[str, str]] = []
+    try:
+        partitions = [
+            TopicPartition(config.topic, p) for p in consumer.partitions_for_topic(config.topic) or ()
+        ]
+        if not partitions:
+            return keys
+        consumer.assign(partitions)
+        since_ms = int((time.time() - window_s) * 1000)
+        starts = consumer.offsets_for_times({tp: since_ms for tp in partitions})
+        ends = consumer.end_offsets(partitions)
+        for tp in partitions:
+            consumer.seek(tp, starts[tp].offset if starts[tp] is not None else ends[tp])
+        deadline = time.monotonic() + deadline_s
+        while any(consumer.position(tp) < ends[tp] for tp in partitions) and time.monotonic() < deadline:
+            for batch in consumer.poll(timeout_ms=200).values():
+                for message in batch:
+                    try:
+                        document = json.loads(message.value)
+                        keys.append((str(document["trace_id"]), str(document["metric"])))
+                    except (ValueError, KeyError, TypeError):
+                        continue  # not ours, or not JSON: nothing to suppress
+    except KafkaError as exc:
+        logger.warning(
+            "could not read recent results from %s (%r); duplicates are possible", config.topic, exc
+        )
+    finally:
+        consumer.close()
+    return keys
