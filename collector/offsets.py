@@ -13,6 +13,7 @@ import threading
 from collections import deque
 from collections.abc import Iterable
 
+from kafka import KafkaConsumer
 from kafka.structs import TopicPartition
 
 
@@ -85,3 +86,12 @@ class OffsetTracker:
                 self._pending.pop(partition, None)
                 self._done.pop(partition, None)
                 self._committable.pop(partition, None)
+
+
+def offsets_at(
+    consumer: KafkaConsumer, partitions: list[TopicPartition], timestamp_ms: int
+) -> dict[TopicPartition, int]:
+    """Per partition, the first offset whose record is at or after `timestamp_ms` (else the end)."""
+    found = consumer.offsets_for_times({tp: timestamp_ms for tp in partitions})
+    ends = consumer.end_offsets(partitions)
+    return {tp: found[tp].offset if found[tp] is not None else ends[tp] for tp in partitions}

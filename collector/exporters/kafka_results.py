@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 from collector import __version__
 from collector.kafka_options import security_options
 from collector.metrics import EXPORT_ERRORS
+from collector.offsets import offsets_at
 from collector.records import RagRecord
 from collector.results import Evaluation, Outcome
 
@@ -147,11 +148,9 @@ def recent_results(
         if not partitions:
             return keys
         consumer.assign(partitions)
-        since_ms = int((time.time() - window_s) * 1000)
-        starts = consumer.offsets_for_times({tp: since_ms for tp in partitions})
+        for tp, begin in offsets_at(consumer, partitions, int((time.time() - window_s) * 1000)).items():
+            consumer.seek(tp, begin)
         ends = consumer.end_offsets(partitions)
-        for tp in partitions:
-            consumer.seek(tp, starts[tp].offset if starts[tp] is not None else ends[tp])
         deadline = time.monotonic() + deadline_s
         while any(consumer.position(tp) < ends[tp] for tp in partitions) and time.monotonic() < deadline:
             for batch in consumer.poll(timeout_ms=200).values():

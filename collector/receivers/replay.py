@@ -16,6 +16,7 @@ from kafka import KafkaConsumer
 from kafka.structs import TopicPartition
 
 from collector.deadletter import DeadLetterSink
+from collector.offsets import offsets_at
 from collector.receivers import Deliver
 from collector.receivers.kafka import KafkaConfig, KafkaReceiver
 
@@ -41,12 +42,8 @@ class KafkaReplayReceiver(KafkaReceiver):
         )
         partitions = [TopicPartition(self.config.topic, p) for p in sorted(self._partitions(consumer))]
         consumer.assign(partitions)
-        ends = consumer.end_offsets(partitions)
-        starts = consumer.offsets_for_times({tp: self.start_ms for tp in partitions})
-        stops = consumer.offsets_for_times({tp: self.end_ms for tp in partitions})
-        for tp in partitions:
-            begin = starts[tp].offset if starts[tp] is not None else ends[tp]
-            self._stop_at[tp] = stops[tp].offset if stops[tp] is not None else ends[tp]
+        self._stop_at = offsets_at(consumer, partitions, self.end_ms)
+        for tp, begin in offsets_at(consumer, partitions, self.start_ms).items():
             consumer.seek(tp, begin)
         logger.info("replaying %s: %d records", self.config.topic, self.backlog(consumer))
         self._consumer, self._assigned, self._assignment = consumer, True, set(partitions)
