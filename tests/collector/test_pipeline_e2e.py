@@ -155,11 +155,14 @@ def test_restart_after_sigkill_loses_no_sampled_trace(kafka_bootstrap: str, kafk
     # The first replica commits too rarely to commit anything before it is killed: the second re-reads
     # every record, including those whose scores are already on the results topic.
     first = RagpulseProcess(*args, env={**env, "RAGPULSE_KAFKA__COMMIT_INTERVAL_S": "600"}).start()
-    wait_for(
-        lambda: scrape(first.metrics_port).value("ragpulse_evaluations_total", metric="faithfulness") >= 20,
-        120,
-        "some evaluations before the kill",
-    )
+
+    def scores_on_topic() -> int:
+        return sum(
+            json.loads(v)["metric"] == "faithfulness" for _, v in _consume_all(kafka_bootstrap, results)
+        )
+
+    # Wait for scores that reached the topic, not just /metrics: only those can be read back.
+    wait_for(lambda: scores_on_topic() >= 20, 120, "some scores on the results topic before the kill")
     first.kill()  # SIGKILL mid-stream: no graceful shutdown, no final commit
     with RagpulseProcess(*args, env=env) as second:
 
