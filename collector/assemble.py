@@ -5,6 +5,10 @@ for `quiet_period_s`, or when it reaches `max_age_s` or `max_spans_per_trace`. W
 full the oldest trace is closed early (`evicted`): it is still extracted and counted, never
 silently dropped. Each trace carries the acknowledgements of the source records that fed it, so
 a record's offset is committed only when every trace it contributed to is done.
+
+Log events (OTLP log records with a trace context) are buffered with their trace and attached to
+their span as events when the trace closes; they never open or root a trace on their own, but a
+trace seen only through logs still closes at `max_age_s` and is counted.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from collector.spans import Span
+from collector.spans import LogEvent, Span
 
 
 class Ack(Protocol):
@@ -51,6 +55,7 @@ class AssembledTrace:
 @dataclass(slots=True)
 class _Pending:
     spans: list[Span] = field(default_factory=list)
+    logs: list[LogEvent] = field(default_factory=list)
     acks: list[Ack] = field(default_factory=list)
     first_seen: float = 0.0
     last_seen: float = 0.0
@@ -73,24 +78,34 @@ class TraceAssembler:
     def span_count(self) -> int:
         return self._span_count
 
-    def add(self, spans: Iterable[Span], ack: Ack, now: float) -> None:
-        """Buffer spans; `ack` is held once for every distinct trace they belong to."""
+    def add(self, spans: Iterable[Span], ack: Ack, now: float, logs: Iterable[LogEvent] = ()) -> None:
+        """Buffer spans and log events; `ack` is held once for every distinct trace they belong to."""
         touched: set[str] = set()
         for span in spans:
-            pending = self._pending.get(span.trace_id)
-            if pending is None:
-                self._make_room(now)
-                pending = self._pending[span.trace_id] = _Pending(first_seen=now)
+            pending = self._pending_for(span.trace_id, ack, now, touched)
             pending.spans.append(span)
-            pending.last_seen = now
             pending.has_root = pending.has_root or span.is_root
             self._span_count += 1
-            if span.trace_id not in touched:
-                touched.add(span.trace_id)
-                ack.hold()
-                pending.acks.append(ack)
             if len(pending.spans) >= self.config.max_spans_per_trace:
                 self._close(span.trace_id, "max_spans")
+        for log in logs:  # counted as spans for the memory bound: a log record is about as large
+            pending = self._pending_for(log.trace_id, ack, now, touched)
+            pending.logs.append(log)
+            self._span_count += 1
+            if len(pending.spans) + len(pending.logs) >= self.config.max_spans_per_trace:
+                self._close(log.trace_id, "max_spans")
+
+    def _pending_for(self, trace_id: str, ack: Ack, now: float, touched: set[str]) -> _Pending:
+        pending = self._pending.get(trace_id)
+        if pending is None:
+            self._make_room(now)
+            pending = self._pending[trace_id] = _Pending(first_seen=now)
+        pending.last_seen = now
+        if trace_id not in touched:
+            touched.add(trace_id)
+            ack.hold()
+            pending.acks.append(ack)
+        return pending
 
     def expire(self, now: float) -> list[AssembledTrace]:
         """Pop every trace that is complete at `now` (plus any closed early by `add`)."""
@@ -118,5 +133,10 @@ class TraceAssembler:
 
     def _close(self, trace_id: str, reason: str) -> None:
         pending = self._pending.pop(trace_id)
-        self._span_count -= len(pending.spans)
+        self._span_count -= len(pending.spans) + len(pending.logs)
+        if pending.logs:
+            by_id = {span.span_id: span for span in pending.spans}
+            for log in pending.logs:  # a log whose span never arrived has nothing to describe
+                if (span := by_id.get(log.span_id)) is not None:
+                    span.events.append(log.event)
         self._closed.append(AssembledTrace(trace_id, pending.spans, pending.acks, reason, pending.first_seen))

@@ -1,9 +1,10 @@
-"""Decode Kafka record values / OTLP request bodies into `TracesData`.
+"""Decode Kafka record values / OTLP request bodies into `TracesData` or `LogsData`.
 
 The OTel Collector's kafkaexporter writes `otlp_proto` (an `ExportTraceServiceRequest`, which is
-byte-identical to `TracesData`) or `otlp_json` (its JSON mapping, where ids are hex strings, not
-base64 as protobuf's generic JSON mapping expects). Failures raise `DecodeError` with a
-low-cardinality `reason`, used as the dead-letter header and the counter label.
+byte-identical to `TracesData`; likewise `ExportLogsServiceRequest` and `LogsData`) or `otlp_json`
+(its JSON mapping, where ids are hex strings, not base64 as protobuf's generic JSON mapping
+expects). Failures raise `DecodeError` with a low-cardinality `reason`, used as the dead-letter
+header and the counter label; no other exception escapes, whatever the bytes.
 """
 
 from __future__ import annotations
@@ -12,11 +13,15 @@ import base64
 import json
 import zlib
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from google.protobuf import json_format
 from google.protobuf.message import DecodeError as ProtobufDecodeError
+from google.protobuf.message import Message
+from opentelemetry.proto.logs.v1 import logs_pb2
 from opentelemetry.proto.trace.v1 import trace_pb2
+
+M = TypeVar("M", bound=Message)
 
 
 class Encoding(StrEnum):
@@ -40,25 +45,40 @@ _ID_KEYS = frozenset({"traceId", "spanId", "parentSpanId", "trace_id", "span_id"
 def decode(
     payload: bytes, encoding: Encoding = Encoding.AUTO, max_bytes: int | None = None
 ) -> trace_pb2.TracesData:
-    """Decode one record or request body; `max_bytes` bounds the (decompressed) size."""
+    """Decode one traces record or request body; `max_bytes` bounds the (decompressed) size."""
+    return decode_message(payload, trace_pb2.TracesData, encoding, max_bytes)
+
+
+def decode_logs(
+    payload: bytes, encoding: Encoding = Encoding.AUTO, max_bytes: int | None = None
+) -> logs_pb2.LogsData:
+    """Decode one logs record or request body (`otlp_logs` topic, `POST /v1/logs`)."""
+    return decode_message(payload, logs_pb2.LogsData, encoding, max_bytes)
+
+
+def decode_message(
+    payload: bytes, message_type: type[M], encoding: Encoding = Encoding.AUTO, max_bytes: int | None = None
+) -> M:
     if max_bytes is not None and len(payload) > max_bytes:
         raise DecodeError("too_large", f"{len(payload)} bytes > limit {max_bytes}")
     if encoding is Encoding.AUTO:
         encoding = Encoding.OTLP_JSON if payload.lstrip()[:1] in (b"{", b"[") else Encoding.OTLP_PROTO
     if encoding is Encoding.OTLP_PROTO:
-        return _decode_proto(payload)
-    return _decode_json(payload)
+        return _decode_proto(payload, message_type)
+    return _decode_json(payload, message_type)
 
 
-def _decode_proto(payload: bytes) -> trace_pb2.TracesData:
+def _decode_proto(payload: bytes, message_type: type[M]) -> M:
     try:
-        return trace_pb2.TracesData.FromString(payload)
+        return message_type.FromString(payload)
     except ProtobufDecodeError as exc:
         reason = "invalid_utf8" if "UTF-8" in str(exc) else "malformed_protobuf"
         raise DecodeError(reason, str(exc)) from None
+    except (RecursionError, ValueError, TypeError) as exc:  # nesting beyond protobuf's own limit
+        raise DecodeError("malformed_protobuf", f"{type(exc).__name__}: {exc}"[:300]) from None
 
 
-def _decode_json(payload: bytes) -> trace_pb2.TracesData:
+def _decode_json(payload: bytes, message_type: type[M]) -> M:
     try:
         text = payload.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -67,13 +87,17 @@ def _decode_json(payload: bytes) -> trace_pb2.TracesData:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
         raise DecodeError("malformed_json", str(exc)) from None
+    except RecursionError:
+        raise DecodeError("malformed_json", "JSON nested too deeply") from None
     if not isinstance(document, dict):
         raise DecodeError("malformed_json", "top level is not an object")
     try:
         _hex_ids_to_base64(document)
-        return json_format.ParseDict(document, trace_pb2.TracesData(), ignore_unknown_fields=True)
-    except (json_format.ParseError, ValueError, TypeError) as exc:
-        raise DecodeError("malformed_json", str(exc)) from None
+        return json_format.ParseDict(document, message_type(), ignore_unknown_fields=True)
+    except RecursionError:
+        raise DecodeError("malformed_json", "JSON nested too deeply") from None
+    except (json_format.ParseError, ValueError, TypeError, AttributeError) as exc:
+        raise DecodeError("malformed_json", str(exc)[:300]) from None
 
 
 def _hex_ids_to_base64(node: Any) -> None:
@@ -131,4 +155,4 @@ def _base64_ids_to_hex(node: Any) -> None:
             _base64_ids_to_hex(item)
 
 
-__all__ = ["DecodeError", "Encoding", "decode", "decompress", "encode_json"]
+__all__ = ["DecodeError", "Encoding", "decode", "decode_logs", "decode_message", "decompress", "encode_json"]

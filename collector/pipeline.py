@@ -111,7 +111,7 @@ class Pipeline:
         self._loop.call_soon_threadsafe(self._ingest, received)
 
     def _ingest(self, received: Received) -> None:
-        self.assembler.add(received.spans, received.ack, time.monotonic())
+        self.assembler.add(received.spans, received.ack, time.monotonic(), received.logs)
         received.ack.release()  # the hold the receiver gave us for the hand-over
         ASSEMBLY_TRACES.set(len(self.assembler))
 

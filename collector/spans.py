@@ -1,8 +1,12 @@
-"""`Span`: the decoded, flattened view of one OTLP span that the later stages read.
+"""`Span` and `LogEvent`: the decoded, flattened views of OTLP spans and log records.
 
 Attribute values are converted from OTLP `AnyValue` once, at decode time, so conventions work on
 plain Python values. The original protobuf span and resource are kept, so a trace that cannot be
 extracted can be dead-lettered in the wire format it arrived in.
+
+Log records matter because the official OTel GenAI instrumentation can put message content in
+events (log records such as `gen_ai.user.message`) linked to the span by trace and span id; the
+assembler attaches them to their span as `Event`s, so conventions read one shape for both.
 """
 
 from __future__ import annotations
@@ -11,8 +15,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
+from opentelemetry.proto.logs.v1 import logs_pb2
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1 import trace_pb2
+
+
+@dataclass(slots=True)
+class Event:
+    """A span event, or a log record joined to its span; `body` is set only for log records."""
+
+    name: str
+    attributes: dict[str, Any]
+    body: Any = None
 
 
 @dataclass(slots=True)
@@ -27,7 +41,7 @@ class Span:
     resource: dict[str, Any]
     raw: trace_pb2.Span = field(repr=False)
     raw_resource: Resource = field(repr=False)
-    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
 
     @property
     def is_root(self) -> bool:
@@ -82,10 +96,39 @@ def flatten(traces: trace_pb2.TracesData) -> list[Span]:
                         resource=resource_attrs,
                         raw=raw,
                         raw_resource=resource,
-                        events=[(e.name, attributes_dict(e.attributes)) for e in raw.events],
+                        events=[Event(e.name, attributes_dict(e.attributes)) for e in raw.events],
                     )
                 )
     return spans
+
+
+@dataclass(slots=True)
+class LogEvent:
+    """One OTLP log record that belongs to a span (records without a trace context are skipped)."""
+
+    trace_id: str
+    span_id: str
+    event: Event
+
+
+def flatten_logs(logs: logs_pb2.LogsData) -> list[LogEvent]:
+    """The log records of a LogsData that carry a trace and span id, as events.
+
+    The event name is the record's `event_name` field, or the older `event.name` attribute.
+    """
+    out: list[LogEvent] = []
+    for resource_logs in logs.resource_logs:
+        for scope_logs in resource_logs.scope_logs:
+            for record in scope_logs.log_records:
+                if not record.trace_id or not record.span_id:
+                    continue
+                attributes = attributes_dict(record.attributes)
+                name = getattr(record, "event_name", "") or str(attributes.get("event.name", ""))
+                body = any_value(record.body) if record.HasField("body") else None
+                out.append(
+                    LogEvent(record.trace_id.hex(), record.span_id.hex(), Event(name, attributes, body))
+                )
+    return out
 
 
 def to_traces_data(spans: list[Span]) -> trace_pb2.TracesData:

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from collector.assemble import Ack
-from collector.spans import Span
+from collector.spans import LogEvent, Span
 
 
 @dataclass(slots=True)
 class Received:
-    """Spans decoded from one Kafka record or one OTLP request, and one hold on that record.
+    """Spans (or log events) decoded from one Kafka record or one OTLP request, and one hold on it.
 
     The hold passes to the pipeline with the spans; it releases it once they are buffered (by
     then each trace they joined holds the record too).
@@ -20,7 +20,8 @@ class Received:
 
     spans: list[Span]
     ack: Ack
-    source: str  # "kafka" or "otlp"
+    source: str  # "kafka", "otlp" (HTTP) or "otlp_grpc"
+    logs: list[LogEvent] = field(default_factory=list)
 
 
 Deliver = Callable[[Received], None]
