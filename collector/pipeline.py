@@ -30,6 +30,7 @@ from collector.receivers import Received, Receiver
 from collector.records import RagRecord
 from collector.results import Evaluation
 from collector.spans import to_traces_data
+from collector.logs import RateLimitedLog
 
 logger = logging.getLogger(__name__)
 
@@ -67,11 +68,25 @@ class Sampler(Protocol):
     def record_spend(self, tokens: int, usd: float) -> None: ...
 
 
+class _TraceHold:
+    """A trace's acknowledgement shared by the records extracted from it: released with the last."""
+
+    __slots__ = ("_remaining", "_trace")
+
+    def __init__(self, trace: AssembledTrace, records: int) -> None:
+        self._trace, self._remaining = trace, records
+
+    def release(self) -> None:
+        self._remaining -= 1
+        if self._remaining == 0:
+            self._trace.release()
+
+
 @dataclass(slots=True)
 class _Job:
     record: RagRecord
     metrics: tuple[str, ...]
-    trace: AssembledTrace
+    hold: _TraceHold
 
 
 class Pipeline:
@@ -98,7 +113,8 @@ class Pipeline:
             self._recent.add(key, time.monotonic())
         self._queue: asyncio.Queue[_Job] = asyncio.Queue(maxsize=self.config.queue_size)
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._unflushed: list[AssembledTrace] = []
+        self._unflushed: list[_TraceHold] = []
+        self._error_log = RateLimitedLog(interval_s=10.0)
 
     @property
     def ready(self) -> bool:
@@ -111,7 +127,11 @@ class Pipeline:
         self._loop.call_soon_threadsafe(self._ingest, received)
 
     def _ingest(self, received: Received) -> None:
-        self.assembler.add(received.spans, received.ack, time.monotonic(), received.logs)
+        try:
+            self.assembler.add(received.spans, received.ack, time.monotonic(), received.logs)
+        except Exception as exc:  # never expected; the batch is counted and the loop goes on
+            TRACES.labels("invalid").inc()
+            self._error_log.log(logger, exc, "a %s batch could not be buffered (%s)", received.source, exc)
         received.ack.release()  # the hold the receiver gave us for the hand-over
         ASSEMBLY_TRACES.set(len(self.assembler))
 
@@ -119,41 +139,65 @@ class Pipeline:
     def _close_traces(self, traces: list[AssembledTrace]) -> None:
         for trace in traces:
             TRACES.labels("evicted" if trace.close_reason == "evicted" else "assembled").inc()
-            self._process(trace)
+            try:
+                self._process(trace)
+            except Exception as exc:  # one trace must never stop the others, nor the process
+                self._reject(trace, exc)
         ASSEMBLY_TRACES.set(len(self.assembler))
 
     def _process(self, trace: AssembledTrace) -> None:
         try:
-            record = extract(trace.trace_id, trace.spans)
+            records = extract(trace.trace_id, trace.spans)
         except ExtractionError as exc:
             TRACES.labels("invalid").inc()
-            payload = to_traces_data(trace.spans).SerializeToString()
-            self.dead_letters.write(
-                exc.reason, exc.detail, payload, trace.trace_id.encode(), source="extract"
-            )
+            self._dead_letter(trace, exc.reason, exc.detail)
             trace.release()
             return
-        if record is None:
+        if not records:
             TRACES.labels("no_rag_data").inc()
             SAMPLING_DECISIONS.labels("no_rag_data").inc()
             trace.release()
             return
         TRACES.labels("extracted").inc()
-        if self.log_records:
-            logger.info("rag_record %s", _record_line(record))
+        hold = _TraceHold(trace, len(records))
+        for record in records:
+            if self.log_records:
+                logger.info("rag_record %s", _record_line(record))
+            self._sample_and_queue(record, hold)
+
+    def _sample_and_queue(self, record: RagRecord, hold: _TraceHold) -> None:
         if self.evaluator is None or self.sampler is None:
-            trace.release()
+            hold.release()
             return
         decision = self.sampler.decide(record)
         if decision.decision != "sampled":
-            trace.release()
+            hold.release()
             return
         try:
-            self._queue.put_nowait(_Job(record, decision.metrics, trace))
+            self._queue.put_nowait(_Job(record, decision.metrics, hold))
         except asyncio.QueueFull:
             DROPPED.labels("overload").inc()
-            trace.release()
+            hold.release()
         QUEUE_DEPTH.set(self._queue.qsize())
+
+    def _reject(self, trace: AssembledTrace, exc: Exception) -> None:
+        """An unexpected exception while processing a trace: counted, dead-lettered, logged (rate-limited).
+
+        The trace's source records are acknowledged, so on Kafka the offset moves past it: a trace
+        that crashes the code once would crash it on every replica after every restart.
+        """
+        TRACES.labels("invalid").inc()
+        detail = f"{type(exc).__name__}: {exc}"[:300]
+        self._error_log.log(logger, exc, "trace %s could not be processed (%s)", trace.trace_id, detail)
+        try:
+            self._dead_letter(trace, "internal_error", detail)
+        except Exception:
+            logger.warning("dead letter of trace %s failed", trace.trace_id)
+        trace.release()
+
+    def _dead_letter(self, trace: AssembledTrace, reason: str, detail: str) -> None:
+        payload = to_traces_data(trace.spans).SerializeToString()
+        self.dead_letters.write(reason, detail, payload, trace.trace_id.encode(), source="extract")
 
     async def _worker(self) -> None:
         while True:
@@ -164,10 +208,12 @@ class Pipeline:
             except asyncio.CancelledError:  # shutdown deadline: not acknowledged, so handed back
                 self._queue.task_done()
                 raise
-            except Exception:  # a bug must not kill the worker
-                logger.exception("evaluation of trace %s failed", job.record.trace_id)
+            except Exception as exc:  # a bug must not kill the worker
+                self._error_log.log(
+                    logger, exc, "evaluation of trace %s failed (%s)", job.record.trace_id, exc
+                )
                 DROPPED.labels("internal_error").inc()
-            self._unflushed.append(job.trace)  # acknowledged once the exporters have flushed
+            self._unflushed.append(job.hold)  # acknowledged once the exporters have flushed
             self._queue.task_done()
 
     async def _flusher(self) -> None:
@@ -179,14 +225,14 @@ class Pipeline:
     async def _flush(self) -> None:
         if not self._unflushed:
             return
-        traces, self._unflushed = self._unflushed, []
+        holds, self._unflushed = self._unflushed, []
         for exporter in self.exporters:
             try:
                 await asyncio.to_thread(exporter.force_flush, 10.0)
             except Exception:
                 logger.exception("exporter %s failed to flush", type(exporter).__name__)
-        for trace in traces:
-            trace.release()
+        for hold in holds:
+            hold.release()
 
     async def _evaluate(self, job: _Job) -> None:
         assert self.evaluator is not None and self.sampler is not None
@@ -200,8 +246,8 @@ class Pipeline:
         for exporter in self.exporters:
             try:
                 exporter.export(job.record, evaluations)
-            except Exception:
-                logger.exception("exporter %s failed", type(exporter).__name__)
+            except Exception as exc:
+                self._error_log.log(logger, exc, "exporter %s failed (%s)", type(exporter).__name__, exc)
         for evaluation in evaluations:
             self._recent.add((job.record.trace_id, evaluation.metric), time.monotonic())
         if job.record.end_time_unix_nano:
@@ -246,18 +292,5 @@ class Pipeline:
 
 
 def _record_line(record: RagRecord) -> str:
-    return json.dumps(
-        {
-            "trace_id": record.trace_id,
-            "span_id": record.anchor_span_id,
-            "convention": record.convention,
-            "service": record.service,
-            "route": record.route,
-            "model": record.model,
-            "query": record.query[:200],
-            "response_chars": len(record.response),
-            "nodes": len(record.nodes),
-            "has_expected_output": record.expected_output is not None,
-        },
-        ensure_ascii=False,
-    )
+    """`--log-records`: what was extracted, texts cut at 2,000 characters (a debugging aid, opt-in)."""
+    return json.dumps(record.summary(max_chars=2000), ensure_ascii=False)

@@ -37,6 +37,7 @@ class RagRecord:
     model: str = ""
     convention: str = ""
     end_time_unix_nano: int = 0
+    conversation_id: str = ""  # session.id / gen_ai.conversation.id; never a Prometheus label
     attributes: dict[str, str | float | int | bool] = field(default_factory=dict)
 
     def to_case(self) -> TestCase:
@@ -55,6 +56,22 @@ class RagRecord:
             context=list(self.reference_contexts) or contexts or None,
             id=self.trace_id,
         )
+
+    def summary(self, max_chars: int = 2000) -> dict[str, object]:
+        """A JSON-ready view for logs and `ragpulse inspect`; texts cut at `max_chars`."""
+        return {
+            "trace_id": self.trace_id,
+            "span_id": self.anchor_span_id,
+            "convention": self.convention,
+            "service": self.service,
+            "route": self.route,
+            "model": self.model,
+            "conversation_id": self.conversation_id,
+            "query": self.query[:max_chars],
+            "response": self.response[:max_chars],
+            "nodes": [{"id": n.id, "score": n.score, "text": n.text[:max_chars]} for n in self.nodes],
+            "has_expected_output": self.expected_output is not None,
+        }
 
     @property
     def top_retrieval_score(self) -> float | None:

@@ -30,13 +30,13 @@ CONVENTIONS: tuple[Convention, ...] = (
 _ROUTE_KEYS = ("rag.route", "http.route", "url.template")
 
 
-def extract(trace_id: str, spans: Sequence[Span]) -> RagRecord | None:
-    """The trace's RagRecord; None when no convention finds RAG data. Raises ExtractionError."""
+def extract(trace_id: str, spans: Sequence[Span]) -> list[RagRecord]:
+    """The trace's RagRecords; empty when no convention finds RAG data. Raises ExtractionError."""
     for convention in CONVENTIONS:
         found = convention.find(spans)
         if found is not None:
-            return _record(trace_id, spans, found, convention.name)
-    return None
+            return [_record(trace_id, spans, found, convention.name)]
+    return []
 
 
 def _record(trace_id: str, spans: Sequence[Span], found: Found, convention: str) -> RagRecord:
