@@ -25,12 +25,12 @@ from collector.conventions import ExtractionError, extract
 from collector.deadletter import DeadLetterSink
 from collector.dedup import RecentKeys
 from collector.exporters import EvaluationExporter
+from collector.logs import RateLimitedLog
 from collector.metrics import ASSEMBLY_TRACES, DROPPED, END_TO_END, QUEUE_DEPTH, SAMPLING_DECISIONS, TRACES
 from collector.receivers import Received, Receiver
 from collector.records import RagRecord
 from collector.results import Evaluation
 from collector.spans import to_traces_data
-from collector.logs import RateLimitedLog
 
 logger = logging.getLogger(__name__)
 
