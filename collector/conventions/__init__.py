@@ -1,42 +1,122 @@
-"""Extract a `RagRecord` from an assembled trace, trying each instrumentation convention in order.
+"""Extract `RagRecord`s from an assembled trace: one per generation that consumed retrieved context.
 
-Each convention is one small module with a `find(spans) -> Found | None`; what they share
-(labels, references for evaluation, the record itself) is built here once.
+Each third-party convention (one small module each) reads the trace into the same three shapes:
+retrievals, generations (LLM calls) and chains (app-level spans); the shapes of all conventions are
+merged, because one app often runs two instrumentations (OpenInference for the framework and the
+official OpenAI instrumentation for the SDK), and `generations.pair` decides once which generation
+consumed which passages. ragpulse's own `rag.*` attributes, when present, are taken as they are.
+`explain` says, for a trace that gave nothing, what was missing and where extraction looked.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, Field
 
 from collector.conventions import genai, native, openinference, openllmetry
-from collector.conventions.common import ExtractionError, Found, parse_json, require, text
+from collector.conventions.common import ExtractionError, Found, conversation_id, parse_json, require, text
+from collector.conventions.generations import Generation, Retrieval, TraceShapes, pair
+from collector.conventions.prompt_context import PromptContextConfig
 from collector.records import RagRecord
 from collector.spans import Span
 
 
-class Convention(Protocol):
-    name: str
-
-    def find(self, spans: Sequence[Span]) -> Found | None: ...
+class ExtractionConfig(BaseModel):
+    prompt_context: PromptContextConfig = Field(default_factory=PromptContextConfig)
 
 
-CONVENTIONS: tuple[Convention, ...] = (
-    openinference.OpenInference(),
-    genai.GenAI(),
-    openllmetry.OpenLLMetry(),
-    native.Native(),
-)
+# Order matters only for naming: a span two conventions both read is credited to the first.
+CONVENTIONS = (openinference.OpenInference(), openllmetry.OpenLLMetry(), genai.GenAI())
+NATIVE = native.Native()
 _ROUTE_KEYS = ("rag.route", "http.route", "url.template")
+_DEFAULT = ExtractionConfig()
 
 
-def extract(trace_id: str, spans: Sequence[Span]) -> list[RagRecord]:
-    """The trace's RagRecords; empty when no convention finds RAG data. Raises ExtractionError."""
+@dataclass(slots=True)
+class _Merged:
+    shapes: TraceShapes = field(default_factory=TraceShapes)
+    source: dict[str, str] = field(default_factory=dict)  # span id -> convention that read it
+
+
+def extract(trace_id: str, spans: Sequence[Span], config: ExtractionConfig = _DEFAULT) -> list[RagRecord]:
+    """The trace's RagRecords; empty when it holds no RAG interaction. Raises only ExtractionError."""
+    found = NATIVE.find(spans)
+    if found:
+        return [_record(trace_id, spans, f, NATIVE.name) for f in found]
+    merged = _merge(spans)
+    return [
+        _record(trace_id, spans, f, merged.source.get(f.anchor.span_id, ""))
+        for f in pair(merged.shapes, spans, config.prompt_context)
+    ]
+
+
+def explain(spans: Sequence[Span], config: ExtractionConfig = _DEFAULT) -> list[str]:
+    """Why a trace gave no record: per convention, what it found and what it looked for."""
+    notes = []
+    for convention in (*CONVENTIONS, NATIVE):
+        notes.append(f"{convention.name}: looks for {convention.looks_for}")
+    merged = _merge(spans)
+    shapes = merged.shapes
+    with_docs = [r for r in shapes.retrievals if r.nodes]
+    answered = [g for g in shapes.generations if g.response]
+    notes.append(
+        f"found {len(shapes.retrievals)} retrieval span(s) ({len(with_docs)} with passages), "
+        f"{len(shapes.generations)} LLM span(s) ({len(answered)} with an output), "
+        f"{len(shapes.chains)} chain span(s)"
+    )
+    if not shapes.generations and not shapes.retrievals:
+        notes.append(
+            "no retrieval and no LLM span: not a RAG trace (e.g. an index build or an embedding batch)"
+        )
+    elif not answered:
+        notes.append("no LLM span carries output text: is content capture on in the instrumentation?")
+    elif not shapes.retrievals and config.prompt_context.enabled:
+        notes.append(
+            "no retrieval span, and no context found in the prompt "
+            f"(messages with roles {config.prompt_context.roles}, or text before "
+            f"{config.prompt_context.question_markers} in the user message)"
+        )
+    elif not shapes.retrievals:
+        notes.append(
+            "no retrieval span, and reading context from the prompt is off (extraction.prompt_context)"
+        )
+    else:
+        notes.append(
+            "retrievals and generations found, but no question: "
+            "no chain input, retrieval query or user message"
+        )
+    return notes
+
+
+def _merge(spans: Sequence[Span]) -> _Merged:
+    merged = _Merged()
+    generations: dict[str, Generation] = {}
+    retrievals: dict[str, Retrieval] = {}
     for convention in CONVENTIONS:
-        found = convention.find(spans)
-        if found is not None:
-            return [_record(trace_id, spans, found, convention.name)]
-    return []
+        shapes = convention.shapes(spans)
+        for r in shapes.retrievals:
+            known = retrievals.get(r.span.span_id)
+            if known is None or len(r.nodes) > len(known.nodes):
+                retrievals[r.span.span_id] = r
+                merged.source.setdefault(r.span.span_id, convention.name)
+        for g in shapes.generations:
+            known_g = generations.get(g.span.span_id)
+            if known_g is None:
+                generations[g.span.span_id] = g
+                merged.source[g.span.span_id] = convention.name
+            else:  # two conventions read one LLM span: keep what each knew
+                known_g.messages = known_g.messages or g.messages
+                known_g.response = known_g.response or g.response
+                known_g.model = known_g.model or g.model
+        for c in shapes.chains:
+            if c.span.span_id not in merged.source:
+                merged.source[c.span.span_id] = convention.name
+                merged.shapes.chains.append(c)
+    merged.shapes.retrievals = list(retrievals.values())
+    merged.shapes.generations = list(generations.values())
+    return merged
 
 
 def _record(trace_id: str, spans: Sequence[Span], found: Found, convention: str) -> RagRecord:
@@ -63,8 +143,9 @@ def _record(trace_id: str, spans: Sequence[Span], found: Found, convention: str)
         route=route,
         model=found.model,
         convention=convention,
-        end_time_unix_nano=max(s.end_ns for s in spans),
+        end_time_unix_nano=found.anchor.end_ns or max(s.end_ns for s in spans),
+        conversation_id=conversation_id(spans),
     )
 
 
-__all__ = ["CONVENTIONS", "Convention", "ExtractionError", "Found", "extract", "require"]
+__all__ = ["CONVENTIONS", "ExtractionConfig", "ExtractionError", "Found", "explain", "extract", "require"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,40 +67,118 @@ def parse_json(span: Span, key: str, raw: str, reason: str = "invalid_json") -> 
         return json.loads(raw)
     except json.JSONDecodeError as exc:
         raise ExtractionError(reason, f"{key} on span {span.span_id}: {exc}") from None
+    except RecursionError:
+        raise ExtractionError(reason, f"{key} on span {span.span_id}: JSON nested too deeply") from None
+
+
+def loads_lenient(value: Any, depth: int = 3) -> Any:
+    """Decode JSON found in third-party attributes, also when encoded twice; non-JSON stays as it is.
+
+    Instrumentations serialise what they see: OpenLLMetry's LlamaIndex spans hold lists of JSON
+    strings of nodes, OpenInference holds document metadata as a JSON string. Deep or invalid JSON
+    is not an error here: the value is simply not structured.
+    """
+    for _ in range(depth):
+        if not isinstance(value, str) or value.lstrip()[:1] not in ("{", "[", '"'):
+            return value
+        try:
+            value = json.loads(value)
+        except (json.JSONDecodeError, RecursionError):
+            return value
+    return value
+
+
+def pick_text(value: Any, keys: Sequence[str], depth: int = 4) -> str | None:
+    """The first non-empty string under the preferred keys, searched breadth-first through nesting.
+
+    Chain inputs come as `"question"`, `{"question": ...}`, `{"query_bundle": {"query_str": ...}}`,
+    `{"args": ["question"], "kwargs": {}}`; one reader serves them all.
+    """
+    value = loads_lenient(value)
+    if isinstance(value, str):
+        return value if value.strip() else None
+    level: list[Any] = [value]
+    for _ in range(depth):
+        following: list[Any] = []
+        for item in level:
+            if isinstance(item, dict):
+                for key in keys:
+                    found = loads_lenient(item.get(key))
+                    if isinstance(found, str) and found.strip():
+                        return found
+                following.extend(loads_lenient(v) for v in item.values())
+            elif isinstance(item, list):
+                strings = [v for v in item if isinstance(v, str) and v.strip()]
+                if len(strings) == 1 and len(item) == 1:  # {"args": ["the question"]}
+                    return strings[0]
+                following.extend(loads_lenient(v) for v in item)
+        level = [v for v in following if isinstance(v, dict | list)]
+        if not level:
+            break
+    return None
 
 
 def indexed(span: Span, prefix: str) -> dict[int, dict[str, Any]]:
     """Group flattened `prefix.N.rest` attributes by N: {N: {rest: value}}."""
+    return indexed_items(span.attributes, prefix)
+
+
+def indexed_items(mapping: dict[str, Any], prefix: str) -> dict[int, dict[str, Any]]:
     groups: dict[int, dict[str, Any]] = {}
-    for key, value in span.attributes.items():
+    for key, value in mapping.items():
         if not key.startswith(prefix):
             continue
         index, _, rest = key[len(prefix) :].partition(".")
-        if index.isdigit():
+        if index.isdigit() and len(index) < 7:
             groups.setdefault(int(index), {})[rest] = value
     return dict(sorted(groups.items()))
 
 
+_CONTENT_KEYS = ("content", "text", "page_content", "document")
+_ID_KEYS = ("id", "id_", "doc_id", "document_id", "node_id")
+
+
 def node_from_mapping(item: Any, position: int, span: Span, key: str) -> RetrievedNode:
-    """A node from a document object ({id, content|text|page_content, score}) or a bare string."""
+    """A node from a document object or a bare string; a document without text keeps its id and score.
+
+    Shapes seen in real traces: OpenInference `{id, content, score, metadata: "<JSON>"}`, GenAI
+    semconv `{id, score}` (content optional), LangChain `{page_content, metadata, id}`, LlamaIndex
+    `{"node": {"id_", "text", "metadata"}, "score"}`, and any of these JSON-encoded as a string.
+    """
+    item = loads_lenient(item)
     if isinstance(item, str):
         return RetrievedNode(id=str(position), text=item)
     if not isinstance(item, dict):
         raise ExtractionError(
             "wrong_type", f"{key}[{position}] on span {span.span_id} is {type(item).__name__}"
         )
-    content = next((item[k] for k in ("content", "text", "page_content", "document") if k in item), None)
+    inner = loads_lenient(item.get("node"))
+    if isinstance(inner, dict):  # LlamaIndex NodeWithScore
+        node = node_from_mapping(inner, position, span, key)
+        return RetrievedNode(node.id, node.text, _score(item, position, span, key) or node.score)
+    content = loads_lenient(next((item[k] for k in _CONTENT_KEYS if item.get(k) is not None), None))
     if isinstance(content, dict):  # {"document": {"content": ...}}
         return node_from_mapping(content, position, span, key)
-    if not isinstance(content, str):
+    if content is not None and not isinstance(content, str):
         raise ExtractionError(
-            "missing_attribute", f"{key}[{position}] on span {span.span_id} has no text content"
+            "wrong_type", f"{key}[{position}].content on span {span.span_id} is {type(content).__name__}"
         )
+    metadata = loads_lenient(item.get("metadata"))
+    metadata = metadata if isinstance(metadata, dict) else {}
+    node_id = next(
+        (v for source in (item, metadata) for k in _ID_KEYS if (v := source.get(k)) not in (None, "")),
+        position,
+    )
+    return RetrievedNode(id=str(node_id), text=content or "", score=_score(item, position, span, key))
+
+
+def _score(item: dict[str, Any], position: int, span: Span, key: str) -> float | None:
     score = item.get("score")
-    if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
+    if score is None:
+        return None
+    if isinstance(score, bool) or not isinstance(score, int | float) or score != score:
         raise ExtractionError("wrong_type", f"{key}[{position}].score on span {span.span_id} is not a number")
-    node_id = item.get("id", (item.get("metadata") or {}).get("id", position))
-    return RetrievedNode(id=str(node_id), text=content, score=None if score is None else float(score))
+    return float(score)
 
 
 def nodes_from_json(span: Span, key: str) -> list[RetrievedNode] | None:
@@ -114,8 +192,53 @@ def nodes_from_json(span: Span, key: str) -> list[RetrievedNode] | None:
         value = value.get("documents", value.get("results"))
     if not isinstance(value, list):
         raise ExtractionError("invalid_retrieval_json", f"{key} on span {span.span_id} is not a list")
-    items = [json.loads(v) if isinstance(v, str) and v[:1] in "{[" else v for v in value]
-    return [node_from_mapping(item, i, span, key) for i, item in enumerate(items)]
+    return [node_from_mapping(item, i, span, key) for i, item in enumerate(value)]
+
+
+def conversation_id(spans: Iterable[Span]) -> str:
+    """The conversation a trace belongs to (OpenInference `session.id`, GenAI `gen_ai.conversation.id`)."""
+    for span in spans:
+        for key in _CONVERSATION_KEYS:
+            value = span.attributes.get(key)
+            if isinstance(value, str | int) and not isinstance(value, bool) and str(value):
+                return str(value)[:200]
+    return ""
+
+
+_CONVERSATION_KEYS = (
+    "session.id",
+    "gen_ai.conversation.id",
+    "traceloop.association.properties.session_id",
+    "rag.conversation_id",
+)
+
+
+def outermost(spans: Sequence[Span]) -> list[Span]:
+    """Drop spans that have an ancestor in `spans` (instrumentations nest public and private calls)."""
+    ids = {s.span_id for s in spans}
+    parents = {s.span_id: s.parent_span_id for s in spans}
+    return [s for s in spans if not _has_ancestor_in(s, ids, parents)]
+
+
+def innermost(spans: Sequence[Span], all_spans: Sequence[Span]) -> list[Span]:
+    """Drop spans that have a descendant in `spans` (an LLM wrapper around the actual LLM call)."""
+    ids = {s.span_id for s in spans}
+    parents = {s.span_id: s.parent_span_id for s in all_spans}
+    wrapped = {a for s in spans for a in _ancestors(s.span_id, parents) if a in ids}
+    return [s for s in spans if s.span_id not in wrapped]
+
+
+def _has_ancestor_in(span: Span, ids: set[str], parents: dict[str, str]) -> bool:
+    return any(a in ids for a in _ancestors(span.span_id, parents))
+
+
+def _ancestors(span_id: str, parents: dict[str, str]) -> list[str]:
+    out, current, seen = [], parents.get(span_id, ""), {span_id}
+    while current and current not in seen:
+        seen.add(current)
+        out.append(current)
+        current = parents.get(current, "")
+    return out
 
 
 def first(spans: Iterable[Span], *keys: str) -> tuple[Span, str] | None:

@@ -1,8 +1,15 @@
-"""OpenTelemetry GenAI semantic conventions.
+"""OpenTelemetry GenAI semantic conventions (and the official `opentelemetry-instrumentation-openai-v2`).
 
-Retrieval spans carry `gen_ai.retrieval.query.text` and `gen_ai.retrieval.documents` (JSON);
-inference spans carry `gen_ai.input.messages` / `gen_ai.output.messages` (JSON lists of
-{role, parts: [{type: text, content}]}) and the model in `gen_ai.response.model`.
+Retrieval spans carry `gen_ai.retrieval.query.text` and `gen_ai.retrieval.documents` (JSON; the
+semconv schema has `id` and `score`, content only when the app opts in). Inference spans carry the
+content in one of three places, depending on the instrumentation's version and settings:
+- on the span: `gen_ai.input.messages` / `gen_ai.output.messages` (JSON lists of
+  {role, parts: [{type: text, content}]}) and `gen_ai.system_instructions`;
+- in one event `gen_ai.client.inference.operation.details` holding those same attributes;
+- in per-message events (log records linked to the span, attached by the assembler):
+  `gen_ai.system.message`, `gen_ai.user.message`, `gen_ai.assistant.message`, `gen_ai.tool.message`
+  with `{content}` bodies, and `gen_ai.choice` with `{message: {content}}`.
+The model is `gen_ai.response.model`, else `gen_ai.request.model`.
 """
 
 from __future__ import annotations
@@ -10,65 +17,110 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from collector.conventions.common import (
-    ExtractionError,
-    Found,
-    by_time,
-    nodes_from_json,
-    parse_json,
-    require,
-    text,
-)
+from collector.conventions.common import loads_lenient, nodes_from_json, outermost
+from collector.conventions.generations import Generation, Message, Retrieval, TraceShapes
 from collector.spans import Span
 
 QUERY, DOCUMENTS = "gen_ai.retrieval.query.text", "gen_ai.retrieval.documents"
-INPUT, OUTPUT = "gen_ai.input.messages", "gen_ai.output.messages"
+INPUT, OUTPUT, SYSTEM = "gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions"
+DETAILS_EVENT = "gen_ai.client.inference.operation.details"
+_INFERENCE_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
+_MESSAGE_EVENTS = {f"gen_ai.{role}.message": role for role in ("system", "user", "assistant", "tool")}
 
 
-def _message_text(message: Any) -> str | None:
-    if not isinstance(message, dict):
-        return None
-    content = message.get("content")
+def content_text(content: Any) -> str:
+    """Text of a message's content: a string, or a list of parts ({type: text, content|text})."""
+    content = loads_lenient(content)
     if isinstance(content, str):
         return content
-    parts = message.get("parts")
-    if isinstance(parts, list):
-        texts = [p.get("content") for p in parts if isinstance(p, dict) and p.get("type", "text") == "text"]
-        joined = "".join(t for t in texts if isinstance(t, str))
-        return joined or None
-    return None
+    if isinstance(content, dict):
+        content = [content]
+    if not isinstance(content, list):
+        return ""
+    texts = []
+    for part in content:
+        if isinstance(part, str):
+            texts.append(part)
+        elif isinstance(part, dict) and part.get("type", "text") in ("text", "input_text", "output_text"):
+            value = part.get("content", part.get("text"))
+            texts.append(value if isinstance(value, str) else "")
+    return "".join(texts)
 
 
-def _messages(span: Span, key: str) -> list[Any] | None:
-    raw = span.attributes.get(key)
-    if raw is None:
-        return None
-    value = parse_json(span, key, raw) if isinstance(raw, str) else raw
+def messages_from(value: Any, default_role: str = "") -> list[Message]:
+    """Messages from a GenAI messages value (JSON string or list); anything malformed is skipped."""
+    value = loads_lenient(value)
+    if isinstance(value, dict):
+        value = [value]
     if not isinstance(value, list):
-        raise ExtractionError("wrong_type", f"{key} on span {span.span_id} is not a list of messages")
-    return value
+        return []
+    out = []
+    for item in value:
+        item = loads_lenient(item)
+        if isinstance(item, dict):
+            text = content_text(item.get("parts", item.get("content")))
+            if not text and isinstance(item.get("message"), dict):  # a choice: {message: {content}}
+                text = content_text(item["message"].get("content"))
+            role = item.get("role") or (item.get("message") or {}).get("role") or default_role
+            out.append(Message(str(role), text))
+        elif isinstance(item, str):
+            out.append(Message(default_role, item))
+    return out
+
+
+def _span_content(span: Span) -> tuple[list[Message], list[Message]]:
+    """(inputs, outputs) from span attributes, the details event, or per-message events."""
+    sources = [span.attributes] + [e.attributes for e in span.events if e.name == DETAILS_EVENT]
+    inputs: list[Message] = []
+    outputs: list[Message] = []
+    for attributes in sources:
+        inputs += messages_from(attributes.get(SYSTEM), "system") + messages_from(attributes.get(INPUT))
+        outputs += messages_from(attributes.get(OUTPUT), "assistant")
+    for event in span.events:
+        name = event.name or str(event.attributes.get("event.name", ""))
+        body = loads_lenient(event.body)
+        if name in _MESSAGE_EVENTS and isinstance(body, dict):
+            inputs.append(Message(_MESSAGE_EVENTS[name], content_text(body.get("content"))))
+        elif name == "gen_ai.choice" and isinstance(body, dict):
+            outputs += messages_from([body], "assistant")
+    return inputs, outputs
+
+
+def is_inference(span: Span) -> bool:
+    operation = span.attributes.get("gen_ai.operation.name")
+    return (
+        operation in _INFERENCE_OPERATIONS
+        or OUTPUT in span.attributes
+        or any(e.name == DETAILS_EVENT or e.name == "gen_ai.choice" for e in span.events)
+    )
+
+
+def generation(span: Span) -> Generation:
+    inputs, outputs = _span_content(span)
+    response = next((m.text for m in reversed(outputs) if m.text), None)
+    model = span.attributes.get("gen_ai.response.model") or span.attributes.get("gen_ai.request.model")
+    return Generation(span, inputs, response, model if isinstance(model, str) else "")
 
 
 class GenAI:
     name = "gen_ai"
+    looks_for = (
+        f"{QUERY} / {DOCUMENTS} on retrieval spans; gen_ai.operation.name=chat with {INPUT}/{OUTPUT}, "
+        f"{SYSTEM}, the {DETAILS_EVENT} event, or gen_ai.*.message / gen_ai.choice log events"
+    )
 
-    def find(self, spans: Sequence[Span]) -> Found | None:
-        ordered = by_time(spans)
-        retrievers = [s for s in ordered if DOCUMENTS in s.attributes or QUERY in s.attributes]
-        llms = [s for s in ordered if OUTPUT in s.attributes]
-        if not llms:  # retrieval without generation is not an answer to evaluate
-            return None
-        query = next((q for s in retrievers if (q := text(s, QUERY))), None)
-        if query is None:
-            for span in llms:
-                users = [
-                    m for m in _messages(span, INPUT) or [] if isinstance(m, dict) and m.get("role") == "user"
-                ]
-                query = _message_text(users[-1]) if users else query
-        anchor = llms[-1]
-        outputs = _messages(anchor, OUTPUT) or []
-        response = next((t for m in reversed(outputs) if (t := _message_text(m))), None)
-        query, response = require(query, response, self.name)
-        nodes = [node for s in retrievers for node in nodes_from_json(s, DOCUMENTS) or []]
-        model = text(anchor, "gen_ai.response.model") or text(anchor, "gen_ai.request.model") or ""
-        return Found(query=query, response=response, anchor=anchor, nodes=nodes, model=model)
+    def shapes(self, spans: Sequence[Span]) -> TraceShapes:
+        shapes = TraceShapes()
+        retrievers = [
+            s
+            for s in spans
+            if DOCUMENTS in s.attributes
+            or QUERY in s.attributes
+            or s.attributes.get("gen_ai.operation.name") == "retrieval"
+        ]
+        for span in outermost(retrievers):
+            query = span.attributes.get(QUERY)
+            nodes = nodes_from_json(span, DOCUMENTS) or []
+            shapes.retrievals.append(Retrieval(span, query if isinstance(query, str) else None, nodes))
+        shapes.generations = [generation(s) for s in spans if is_inference(s)]
+        return shapes

@@ -1,7 +1,9 @@
 """ragpulse's own attributes on one span, for apps instrumented by hand (see `collector.sdk`).
 
 `rag.query`, `rag.response`, `rag.retrieval.documents` (JSON list of {id, content, score}),
-optionally `rag.model`, `rag.route`, `rag.expected_output`, `rag.reference_contexts`.
+optionally `rag.model`, `rag.route`, `rag.expected_output`, `rag.reference_contexts`,
+`rag.conversation_id`. Unlike third-party conventions, these are the app's explicit statement of
+a RAG interaction, so a malformed value is an error the app's developer should see (dead letter).
 """
 
 from __future__ import annotations
@@ -16,12 +18,12 @@ QUERY, RESPONSE, DOCUMENTS, MODEL = "rag.query", "rag.response", "rag.retrieval.
 
 class Native:
     name = "ragpulse"
+    looks_for = f"{QUERY} and {RESPONSE} (+ {DOCUMENTS} JSON) on one span"
 
-    def find(self, spans: Sequence[Span]) -> Found | None:
-        carriers = [s for s in spans if QUERY in s.attributes or RESPONSE in s.attributes]
-        if not carriers:
-            return None
-        span = carriers[-1]
-        query, response = require(text(span, QUERY), text(span, RESPONSE), "ragpulse-native")
-        nodes = nodes_from_json(span, DOCUMENTS) or []
-        return Found(query=query, response=response, anchor=span, nodes=nodes, model=text(span, MODEL) or "")
+    def find(self, spans: Sequence[Span]) -> list[Found]:
+        found = []
+        for span in (s for s in spans if QUERY in s.attributes or RESPONSE in s.attributes):
+            query, response = require(text(span, QUERY), text(span, RESPONSE), "ragpulse-native")
+            nodes = nodes_from_json(span, DOCUMENTS) or []
+            found.append(Found(query, response, span, nodes, text(span, MODEL) or ""))
+        return found

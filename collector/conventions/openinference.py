@@ -1,77 +1,113 @@
-"""OpenInference (Arize Phoenix, LlamaIndex/LangChain instrumentors).
+"""OpenInference (Arize Phoenix; the LlamaIndex, LangChain, Haystack and OpenAI instrumentors).
 
-Span kinds in `openinference.span.kind`; the chain's `input.value`/`output.value` hold query and
-answer (JSON when `*.mime_type` is application/json), RETRIEVER spans hold
-`retrieval.documents.N.document.{id,content,score}`, LLM spans `llm.model_name` and output.
+Span kinds in `openinference.span.kind`. CHAIN/AGENT spans hold the app's question and answer in
+`input.value`/`output.value` (JSON when `*.mime_type` is application/json); RETRIEVER spans hold
+`retrieval.documents.N.document.{id,content,score,metadata}` (metadata is a JSON string, per the
+spec); RERANKER spans hold `reranker.output_documents.N.document.*`, the passages actually kept;
+LLM spans hold `llm.input_messages.N.message.{role,content}` (or the list form
+`message.contents.M.message_content.{type,text}`), the same for `llm.output_messages`, and
+`llm.model_name`. Instrumentors nest a public call around a private one (`retrieve` around
+`_retrieve`, `predict` around `complete`): the outer retrieval and the inner LLM call count.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
+from typing import Any
 
-from collector.conventions.common import Found, by_time, indexed, node_from_mapping, require, text
+from collector.conventions.common import (
+    indexed,
+    indexed_items,
+    innermost,
+    node_from_mapping,
+    outermost,
+    pick_text,
+)
+from collector.conventions.generations import Chain, Generation, Message, Retrieval, TraceShapes
 from collector.records import RetrievedNode
 from collector.spans import Span
 
 KIND = "openinference.span.kind"
-_QUERY_KEYS = ("query", "question", "input", "user_input", "query_str", "message")
+_QUESTION_KEYS = ("query_str", "question", "query", "input", "user_input", "str_or_query_bundle", "message")
 _ANSWER_KEYS = ("answer", "output", "response", "result", "text", "content")
 
 
-def _value(span: Span, direction: str, keys: tuple[str, ...]) -> str | None:
-    raw = text(span, f"{direction}.value")
-    if raw is None or text(span, f"{direction}.mime_type") != "application/json":
-        return raw
-    try:
-        document = json.loads(raw)
-    except json.JSONDecodeError:
-        return raw
-    if isinstance(document, str):
-        return document
-    if isinstance(document, dict):
-        return next((document[k] for k in keys if isinstance(document.get(k), str)), raw)
-    return raw
+def _io(span: Span, direction: str, keys: Sequence[str]) -> str | None:
+    raw = span.attributes.get(f"{direction}.value")
+    if not isinstance(raw, str):
+        return None
+    if span.attributes.get(f"{direction}.mime_type") != "application/json":
+        return raw or None
+    return pick_text(raw, keys)
 
 
-def _documents(span: Span) -> list[RetrievedNode]:
+def _documents(span: Span, prefix: str) -> list[RetrievedNode]:
     nodes = []
-    for position, fields in indexed(span, "retrieval.documents.").items():
+    for position, fields in indexed(span, prefix).items():
         document = {k.removeprefix("document."): v for k, v in fields.items()}
-        nodes.append(node_from_mapping(document, position, span, "retrieval.documents"))
+        nodes.append(node_from_mapping(document, position, span, prefix.rstrip(".")))
     return nodes
+
+
+def _message_text(fields: dict[str, Any]) -> str:
+    content = fields.get("message.content")
+    if isinstance(content, str):
+        return content
+    parts = indexed_items(fields, "message.contents.").values()
+    return "".join(
+        p["message_content.text"]
+        for p in parts
+        if p.get("message_content.type", "text") == "text" and isinstance(p.get("message_content.text"), str)
+    )
+
+
+def _messages(span: Span, prefix: str) -> list[Message]:
+    return [
+        Message(str(fields.get("message.role", "")), _message_text(fields))
+        for fields in indexed(span, prefix).values()
+    ]
+
+
+def _generation(span: Span) -> Generation:
+    inputs = _messages(span, "llm.input_messages.")
+    if not inputs:  # completion-style LLMs record `llm.prompts`
+        prompts = span.attributes.get("llm.prompts")
+        prompts = [prompts] if isinstance(prompts, str) else prompts
+        if isinstance(prompts, list):
+            inputs = [Message("user", p) for p in prompts if isinstance(p, str)]
+    outputs = [m.text for m in _messages(span, "llm.output_messages.") if m.text]
+    response = outputs[-1] if outputs else _io(span, "output", _ANSWER_KEYS)
+    model = span.attributes.get("llm.model_name") or span.attributes.get("llm.response.model_name")
+    return Generation(span, inputs, response, model if isinstance(model, str) else "")
 
 
 class OpenInference:
     name = "openinference"
+    looks_for = (
+        f"{KIND} = CHAIN/AGENT (input.value, output.value), RETRIEVER (retrieval.documents.N.document.*), "
+        "LLM (llm.input_messages, llm.output_messages or output.value)"
+    )
 
-    def find(self, spans: Sequence[Span]) -> Found | None:
+    def shapes(self, spans: Sequence[Span]) -> TraceShapes:
         kinds = {s.span_id: str(s.attributes.get(KIND, "")).upper() for s in spans if KIND in s.attributes}
+        shapes = TraceShapes()
         if not kinds:
-            return None
-        ordered = by_time(s for s in spans if s.span_id in kinds)
-        chains = sorted(
-            (s for s in ordered if kinds[s.span_id] in ("CHAIN", "AGENT")), key=lambda s: not s.is_root
-        )
-        retrievers = [s for s in ordered if kinds[s.span_id] == "RETRIEVER"]
-        llms = [s for s in ordered if kinds[s.span_id] == "LLM"]
-        if not retrievers and not llms:
-            return None
-        chain = chains[0] if chains else None
-        query = _value(chain, "input", _QUERY_KEYS) if chain else None
-        if query is None and retrievers:
-            query = _value(retrievers[0], "input", _QUERY_KEYS)
-        anchor, response = chain, _value(chain, "output", _ANSWER_KEYS) if chain else None
-        if response is None and llms:
-            anchor = llms[-1]
-            response = _value(anchor, "output", _ANSWER_KEYS) or text(
-                anchor, "llm.output_messages.0.message.content"
-            )
-        if response is None and not llms:  # retrieval without generation is not an answer to evaluate
-            return None
-        query, response = require(query, response, self.name)
-        nodes = [node for retriever in retrievers for node in _documents(retriever)]
-        model = next((m for s in reversed(llms) if (m := text(s, "llm.model_name"))), "")
-        return Found(
-            query=query, response=response, anchor=anchor or (llms or ordered)[-1], nodes=nodes, model=model
-        )
+            return shapes
+        of_kind = lambda *wanted: [s for s in spans if kinds.get(s.span_id) in wanted]  # noqa: E731
+        rerankers = of_kind("RERANKER")
+        for span in outermost(of_kind("RETRIEVER")):
+            nodes = _documents(span, "retrieval.documents.")
+            shapes.retrievals.append(Retrieval(span, _io(span, "input", _QUESTION_KEYS), nodes))
+        for span in rerankers:  # the reranked passages replace what their retrievals returned
+            nodes = _documents(span, "reranker.output_documents.")
+            if nodes:
+                shapes.retrievals = [r for r in shapes.retrievals if r.span.end_ns > span.start_ns]
+                query = span.attributes.get("reranker.query")
+                shapes.retrievals.append(Retrieval(span, query if isinstance(query, str) else None, nodes))
+        shapes.retrievals = [r for r in shapes.retrievals if r.nodes] or shapes.retrievals
+        shapes.generations = [_generation(s) for s in innermost(of_kind("LLM"), spans)]
+        shapes.chains = [
+            Chain(s, _io(s, "input", _QUESTION_KEYS), _io(s, "output", _ANSWER_KEYS))
+            for s in of_kind("CHAIN", "AGENT")
+        ]
+        return shapes

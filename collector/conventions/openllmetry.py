@@ -1,112 +1,112 @@
 """OpenLLMetry (Traceloop) conventions.
 
-Workflow/task spans carry `traceloop.entity.input` / `traceloop.entity.output` as JSON
-(input usually {"args": [...], "kwargs": {...}}); retriever tasks output a list of documents;
-LLM spans use the older flattened `gen_ai.prompt.N.*` / `gen_ai.completion.N.*` attributes.
+Workflow and task spans carry `traceloop.entity.input` / `traceloop.entity.output` as JSON,
+often encoded twice (LlamaIndex's retriever output is a list of JSON strings of
+`{"node": {...}, "score": ...}`); inputs look like `{"args": [...], "kwargs": {...}}` or the
+framework's own keywords (`{"str_or_query_bundle": ...}`, `{"question": ...}`). Retrieval is a task
+whose entity name says so (`VectorIndexRetriever.task`, `VectorStoreRetriever.task`). LLM spans use
+the flattened `gen_ai.prompt.N.*` / `gen_ai.completion.N.*` attributes, or, in newer releases, the
+GenAI `gen_ai.input.messages` / `gen_ai.output.messages`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
+from collector.conventions import genai
 from collector.conventions.common import (
-    ExtractionError,
-    Found,
-    by_time,
     indexed,
+    innermost,
+    loads_lenient,
     node_from_mapping,
-    parse_json,
-    require,
-    text,
+    outermost,
+    pick_text,
 )
+from collector.conventions.generations import Chain, Generation, Message, Retrieval, TraceShapes
 from collector.records import RetrievedNode
 from collector.spans import Span
 
 KIND, NAME = "traceloop.span.kind", "traceloop.entity.name"
 INPUT, OUTPUT = "traceloop.entity.input", "traceloop.entity.output"
-_QUERY_KEYS = ("question", "query", "input", "user_input", "message", "prompt")
+_QUESTION_KEYS = (
+    "question",
+    "query",
+    "query_str",
+    "str_or_query_bundle",
+    "input",
+    "user_input",
+    "message",
+    "prompt",
+)
 _ANSWER_KEYS = ("answer", "output", "response", "result", "text", "content")
+_DOCUMENT_KEYS = ("documents", "nodes", "source_nodes", "outputs", "output")
 
 
-def _pick(value: Any, keys: tuple[str, ...]) -> str | None:
-    """The first string found under the preferred keys, then in args/kwargs, depth-first."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict):
-        for key in keys:
-            if isinstance(value.get(key), str):
-                return value[key]
-        for nested in ("kwargs", "args", "inputs", "outputs"):
-            if nested in value and (found := _pick(value[nested], keys)) is not None:
-                return found
-    if isinstance(value, list):
-        return next((found for item in value if (found := _pick(item, keys)) is not None), None)
-    return None
-
-
-def _entity(span: Span, key: str) -> Any:
-    raw = text(span, key)
-    if raw is None:
-        return None
-    return parse_json(span, key, raw) if raw[:1] in '{["' else raw
-
-
-def _documents(span: Span) -> list[RetrievedNode] | None:
-    output = _entity(span, OUTPUT)
+def _documents(span: Span) -> list[RetrievedNode]:
+    output = loads_lenient(span.attributes.get(OUTPUT))
     if isinstance(output, dict):
-        output = output.get("documents", output.get("outputs"))
-    if not isinstance(output, list) or not output:
-        return None
-    if not all(isinstance(d, dict | str) for d in output):
-        raise ExtractionError("invalid_retrieval_json", f"{OUTPUT} of retriever span {span.span_id}")
-    return [node_from_mapping(doc, i, span, OUTPUT) for i, doc in enumerate(output)]
+        output = next((loads_lenient(output[k]) for k in _DOCUMENT_KEYS if k in output), None)
+    if not isinstance(output, list):
+        return []
+    items = [loads_lenient(item) for item in output]
+    return [
+        node_from_mapping(item, i, span, OUTPUT)
+        for i, item in enumerate(items)
+        if isinstance(item, dict | str)
+    ]
 
 
 def _is_retriever(span: Span) -> bool:
+    """A retriever task (`VectorIndexRetriever.task`), not a workflow that merely contains one."""
     name = f"{span.attributes.get(NAME, '')} {span.name}".lower()
-    return "retriev" in name or "search" in name
+    return "retriev" in name and span.attributes.get(KIND) != "workflow"
+
+
+def _is_llm(span: Span) -> bool:
+    """An LLM call recorded by OpenLLMetry (its own markers; plain GenAI spans are the GenAI module's)."""
+    attributes = span.attributes
+    ours = KIND in attributes or "llm.request.type" in attributes
+    return any(k.startswith(("gen_ai.prompt.", "gen_ai.completion.")) for k in attributes) or (
+        ours and (genai.OUTPUT in attributes or attributes.get("llm.request.type") in ("chat", "completion"))
+    )
+
+
+def _generation(span: Span) -> Generation:
+    found = genai.generation(span)  # newer releases: gen_ai.input.messages / gen_ai.output.messages
+    prompts = indexed(span, "gen_ai.prompt.")
+    messages = found.messages or [
+        Message(str(p.get("role", "user")), genai.content_text(p.get("content"))) for p in prompts.values()
+    ]
+    if not messages and INPUT in span.attributes:  # an LLM task: its input is the prompt
+        prompt = pick_text(span.attributes[INPUT], ("prompt", "messages", "args"))
+        messages = [Message("user", prompt)] if prompt else []
+    completions = [genai.content_text(c.get("content")) for c in indexed(span, "gen_ai.completion.").values()]
+    response = found.response or next((c for c in reversed(completions) if c), None)
+    return Generation(span, messages, response, found.model)
 
 
 class OpenLLMetry:
     name = "openllmetry"
+    looks_for = (
+        f"{KIND} workflow/task spans with {INPUT}/{OUTPUT} (retriever tasks' output = documents), "
+        "LLM spans with gen_ai.prompt.N.* / gen_ai.completion.N.* or gen_ai.input/output.messages"
+    )
 
-    def find(self, spans: Sequence[Span]) -> Found | None:
-        ordered = by_time(spans)
-        entities = [
-            s for s in ordered if KIND in s.attributes or INPUT in s.attributes or OUTPUT in s.attributes
-        ]
-        llms = [s for s in ordered if any(k.startswith("gen_ai.completion.") for k in s.attributes)]
-        if not entities and not llms:
-            return None
-        workflows = sorted(
-            (s for s in entities if s.attributes.get(KIND) in ("workflow", "agent") or s.is_root),
-            key=lambda s: not s.is_root,
-        )
-        workflow = workflows[0] if workflows else None
-        query = _pick(_entity(workflow, INPUT), _QUERY_KEYS) if workflow else None
-        anchor, response = workflow, _pick(_entity(workflow, OUTPUT), _ANSWER_KEYS) if workflow else None
-        if response is None and llms:
-            anchor = llms[-1]
-            completions = indexed(anchor, "gen_ai.completion.")
-            response = next(
-                (c["content"] for c in reversed(completions.values()) if isinstance(c.get("content"), str)),
-                None,
+    def shapes(self, spans: Sequence[Span]) -> TraceShapes:
+        shapes = TraceShapes()
+        entities = [s for s in spans if INPUT in s.attributes or OUTPUT in s.attributes]
+        found = {s.span_id: nodes for s in entities if _is_retriever(s) and (nodes := _documents(s))}
+        for span in outermost([s for s in entities if s.span_id in found]):
+            query = pick_text(span.attributes.get(INPUT), _QUESTION_KEYS)
+            shapes.retrievals.append(Retrieval(span, query, found[span.span_id]))
+        shapes.generations = [_generation(s) for s in innermost([s for s in spans if _is_llm(s)], spans)]
+        shapes.chains = [
+            Chain(
+                s,
+                pick_text(s.attributes.get(INPUT), _QUESTION_KEYS),
+                pick_text(s.attributes.get(OUTPUT), _ANSWER_KEYS),
             )
-        if query is None and llms:
-            prompts = indexed(llms[0], "gen_ai.prompt.")
-            query = next((p["content"] for p in reversed(prompts.values()) if p.get("role") == "user"), None)
-        if response is None and not llms:
-            return None
-        query, response = require(query, response, self.name)
-        nodes = [n for s in entities if s is not workflow and _is_retriever(s) for n in _documents(s) or []]
-        model = next(
-            (
-                m
-                for s in reversed(llms)
-                for k in ("gen_ai.response.model", "gen_ai.request.model")
-                if (m := text(s, k))
-            ),
-            "",
-        )
-        return Found(query=query, response=response, anchor=anchor or llms[-1], nodes=nodes, model=model)
+            for s in entities
+            if not _is_retriever(s) and not _is_llm(s)
+        ]
+        return shapes

@@ -69,10 +69,6 @@ def _native_span(**attributes):
         ),
         ({"rag.query": 42, "rag.response": "a"}, "wrong_type"),
         (
-            {"rag.query": "q", "rag.response": "a", "rag.retrieval.documents": json.dumps([{"id": "1"}])},
-            "missing_attribute",
-        ),
-        (
             {
                 "rag.query": "q",
                 "rag.response": "a",
@@ -88,6 +84,20 @@ def test_bad_attributes_raise_a_named_reason(attributes: dict, reason: str) -> N
     with pytest.raises(ExtractionError) as caught:
         _extract(_native_span(**attributes))
     assert caught.value.reason == reason
+
+
+def test_passages_without_text_keep_their_id_and_score() -> None:
+    """The GenAI semconv's documents carry id and score only; the record is still made."""
+    record = _extract(
+        _native_span(
+            **{
+                "rag.query": "q",
+                "rag.response": "a",
+                "rag.retrieval.documents": json.dumps([{"id": "1", "score": 0.5}]),
+            }
+        )
+    )
+    assert [(n.id, n.text, n.score) for n in record.nodes] == [("1", "", 0.5)]
 
 
 def test_reference_fields_for_reference_based_metrics() -> None:

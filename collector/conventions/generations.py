@@ -1,0 +1,148 @@
+"""Pair each generation with the retrieved context it consumed: one `Found` per RAG generation.
+
+Conventions differ in where they put things, not in what a RAG trace is: retrievals (a query and
+passages), generations (an LLM call: its messages, its output, its model) and, around them, the
+app's own chain or workflow spans (the user's question and the final answer). Each convention
+reads its attributes into these three shapes; this module decides, once for all of them, which
+generation consumed which passages:
+
+- a generation consumed the retrievals that ended since the previous generation (agentic RAG:
+  retrieve, generate, retrieve again, generate again gives two records, each on its own LLM span);
+- a later generation whose prompt repeats earlier passages (LlamaIndex's refine mode) consumed those;
+- with no retrieval span in the trace, the context is read from the prompt itself (the system
+  message, or the user message around the question; see `prompt_context`).
+
+The question is the outermost enclosing chain's input (the user's question, not a sub-step's), else
+the retrieval query, else the last user message. The answer is the generation's own output, except
+for the trace's last generation, whose answer is the outermost chain's output when there is one:
+that is what the user saw, after any post-processing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from collector.conventions.common import Found
+from collector.conventions.prompt_context import PromptContext, context_from_prompt
+from collector.records import RetrievedNode
+from collector.spans import Span
+
+
+@dataclass(slots=True)
+class Message:
+    role: str  # system, user, assistant, tool
+    text: str
+
+
+@dataclass(slots=True)
+class Retrieval:
+    span: Span
+    query: str | None
+    nodes: list[RetrievedNode]
+
+
+@dataclass(slots=True)
+class Generation:
+    span: Span
+    messages: list[Message]
+    response: str | None
+    model: str = ""
+
+
+@dataclass(slots=True)
+class Chain:
+    """An app-level span (chain, workflow, agent) with the question it got and the answer it gave."""
+
+    span: Span
+    question: str | None
+    answer: str | None = None
+
+
+@dataclass(slots=True)
+class TraceShapes:
+    """What a convention read from one trace, in its own vocabulary's terms."""
+
+    retrievals: list[Retrieval] = field(default_factory=list)
+    generations: list[Generation] = field(default_factory=list)
+    chains: list[Chain] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.retrievals or self.generations)
+
+
+def pair(shapes: TraceShapes, spans: Sequence[Span], prompt: PromptContext) -> list[Found]:
+    """One Found per generation that consumed context; a chain-level record when there is no LLM span."""
+    parents = {s.span_id: s.parent_span_id for s in spans}
+    retrievals = sorted(shapes.retrievals, key=lambda r: (r.span.start_ns, r.span.end_ns))
+    generations = sorted(
+        (g for g in shapes.generations if g.response), key=lambda g: (g.span.start_ns, g.span.end_ns)
+    )
+    question_for = _enclosing(shapes.chains, parents, lambda c: c.question)
+    answer_for = _enclosing(shapes.chains, parents, lambda c: c.answer)
+    found: list[Found] = []
+    consumed_up_to = 0  # index into retrievals: those before it fed an earlier generation
+    for generation in generations:
+        fresh = [r for r in retrievals[consumed_up_to:] if r.span.start_ns <= generation.span.start_ns]
+        consumed_up_to += len(fresh)
+        feeding = fresh or _repeated_in_prompt(retrievals[:consumed_up_to], generation)
+        if feeding:
+            nodes = [node for r in feeding for node in r.nodes]
+            query = question_for(generation.span) or next((r.query for r in feeding if r.query), None)
+            query = query or _last_user_text(generation)
+        elif not retrievals:  # no retriever span anywhere: the context, if any, is in the prompt
+            question = question_for(generation.span)
+            extracted = context_from_prompt(generation.messages, question, prompt)
+            if extracted is None:
+                continue
+            query, nodes = extracted
+        else:
+            continue  # e.g. a query-rewriting or routing call before the retrieval
+        response = generation.response
+        if generation is generations[-1]:
+            response = answer_for(generation.span) or response
+        if query and response:
+            found.append(Found(query, response, generation.span, nodes, generation.model))
+    if not found and not generations:
+        found.extend(_chain_level(shapes, retrievals, question_for))
+    return found
+
+
+def _chain_level(
+    shapes: TraceShapes, retrievals: list[Retrieval], question_for: Callable[[Span], str | None]
+) -> list[Found]:
+    """No LLM span (a custom generator, or the LLM not instrumented): the outermost chain's answer."""
+    answered = [c for c in shapes.chains if c.answer and c.question]
+    if not answered or not retrievals:
+        return []
+    chain = min(answered, key=lambda c: (not c.span.is_root, c.span.start_ns))
+    nodes = [node for r in retrievals for node in r.nodes]
+    assert chain.question is not None and chain.answer is not None
+    return [Found(chain.question, chain.answer, chain.span, nodes)]
+
+
+def _enclosing(
+    chains: list[Chain], parents: dict[str, str], value: Callable[[Chain], str | None]
+) -> Callable[[Span], str | None]:
+    """A reader of `value` on the outermost enclosing chain that has one."""
+    by_id = {c.span.span_id: v for c in chains if (v := value(c))}
+
+    def read(span: Span) -> str | None:
+        best, current, seen = None, span.parent_span_id, set()
+        while current and current not in seen:
+            seen.add(current)
+            best = by_id.get(current, best)
+            current = parents.get(current, "")
+        return best
+
+    return read
+
+
+def _repeated_in_prompt(earlier: list[Retrieval], generation: Generation) -> list[Retrieval]:
+    prompt = "\n".join(m.text for m in generation.messages)
+    return [r for r in earlier if any(n.text and n.text[:200].strip() in prompt for n in r.nodes)]
+
+
+def _last_user_text(generation: Generation) -> str | None:
+    return next((m.text for m in reversed(generation.messages) if m.role == "user" and m.text), None)

@@ -1,0 +1,118 @@
+"""Context read from the prompt, for apps that retrieve without a retriever span.
+
+Many apps call the LLM SDK directly: they search their own store and paste the passages into the
+system message (or into the user message around the question). Their traces hold one LLM span and
+nothing else; the passages are whatever text of the prompt is not the question and not the
+instructions. The rules, each configurable under `extraction.prompt_context`:
+
+- context comes from messages with the configured roles (default: system), or, when those are
+  empty, from the user message's text before a question marker ("Question:", "Query:");
+- it is split into passages at separator lines (`---`, `===`), blank lines and numbered markers
+  (`[1]`, `Document 2:`, `Source 3:`);
+- a LlamaIndex-style metadata header (`file_path: ...` lines before a blank line) is not passage
+  text, and neither is a short paragraph of instructions ("Answer using only the context below").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, Field
+
+from collector.records import RetrievedNode
+
+if TYPE_CHECKING:
+    from collector.conventions.generations import Message
+
+_SEPARATOR = re.compile(r"^\s*(?:-{3,}|={3,}|\*{3,}|#{1,3}\s.*)\s*$")
+_NUMBERED = re.compile(
+    r"^\s*(?:\[\d+\]|\(\d+\)|(?:document|doc|source|passage|context)\s*\d+\s*[:.)-])", re.I
+)
+_METADATA_LINE = re.compile(r"^[a-z_][a-z0-9_.]{0,40}:\s?\S[^\n]{0,200}$")  # file_path: /docs/a.txt
+_INSTRUCTION = re.compile(
+    r"(?i)\b(answer|respond|reply|use|using|based on|given|according to|only)\b.{0,120}"
+    r"\b(context|information|documents?|passages?|sources?|below|above|following)\b"
+)
+
+
+class PromptContextConfig(BaseModel):
+    enabled: bool = Field(
+        True, description="Read context from the prompt when a trace has no retriever span."
+    )
+    roles: list[str] = Field(
+        default_factory=lambda: ["system"], description="Message roles whose text is context."
+    )
+    question_markers: list[str] = Field(
+        default_factory=lambda: ["Question:", "Query:", "User question:", "Q:"],
+        description="In a user message holding context and question, the question follows the last marker.",
+    )
+    max_instruction_chars: int = Field(
+        400, ge=0, description="A paragraph this short that reads as instructions is not a passage."
+    )
+
+
+PromptContext = PromptContextConfig
+
+
+def context_from_prompt(
+    messages: Sequence[Message], question: str | None, config: PromptContextConfig
+) -> tuple[str, list[RetrievedNode]] | None:
+    """(question, passages) from a generation's messages, or None when the prompt holds no context."""
+    if not config.enabled:
+        return None
+    users = [m.text for m in messages if m.role == "user" and m.text.strip()]
+    context = "\n\n".join(m.text for m in messages if m.role in config.roles and m.text.strip())
+    if users and not context:
+        context, asked = _split_question(users[-1], config.question_markers)
+        question = question or asked
+    elif users:
+        question = question or users[-1].strip()
+    if not question or not context:
+        return None
+    passages = split_passages(context, config)
+    if not passages:
+        return None
+    return question, [RetrievedNode(id=str(i), text=text) for i, text in enumerate(passages)]
+
+
+def _split_question(text: str, markers: Sequence[str]) -> tuple[str, str | None]:
+    """(context, question) of one user message; no marker means no context in it."""
+    lowered = text.lower()
+    positions = [(lowered.rfind(m.lower()), m) for m in markers]
+    position, marker = max(positions, key=lambda p: p[0])
+    if position <= 0:
+        return "", None
+    question = text[position + len(marker) :].strip().split("\n")[0].strip()
+    return text[:position], question or None
+
+
+def split_passages(context: str, config: PromptContextConfig) -> list[str]:
+    blocks: list[list[str]] = [[]]
+    for line in context.splitlines():
+        if _SEPARATOR.match(line) or not line.strip():
+            blocks.append([])
+        elif _NUMBERED.match(line) and blocks[-1]:
+            blocks.append([_NUMBERED.sub("", line, count=1).strip()])
+        else:
+            blocks[-1].append(_NUMBERED.sub("", line, count=1).strip() if not blocks[-1] else line.strip())
+    passages = []
+    for lines in blocks:
+        text = " ".join(line for line in lines if line).strip()
+        if not text or _is_metadata(lines) or _is_instruction(text, config):
+            continue
+        passages.append(text)
+    return passages
+
+
+def _is_metadata(lines: list[str]) -> bool:
+    """A block made only of `snake_case_key: value` lines (LlamaIndex puts node metadata above the text)."""
+    present = [line for line in lines if line.strip()]
+    return bool(present) and all(_METADATA_LINE.match(line) for line in present)
+
+
+def _is_instruction(text: str, config: PromptContextConfig) -> bool:
+    return len(text) <= config.max_instruction_chars and (
+        bool(_INSTRUCTION.search(text)) or text.rstrip().endswith(":")
+    )
