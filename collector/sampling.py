@@ -248,6 +248,8 @@ class Sampler:
     def applicable_metrics(self, record: RagRecord) -> tuple[str, ...]:
         """The configured metrics whose inputs this record has, in configuration order."""
         present = record_inputs(record)
+        if record.nodes and record.response.strip():  # passages without text: their metrics say unmeasured
+            present |= {CaseField.RETRIEVAL_CONTEXT, CaseField.CONTEXT}
         names = list(self.config.metrics)
         if CaseField.EXPECTED_OUTPUT in present:
             names += [m for m in self.config.reference_metrics if m not in names]

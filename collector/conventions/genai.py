@@ -25,6 +25,7 @@ QUERY, DOCUMENTS = "gen_ai.retrieval.query.text", "gen_ai.retrieval.documents"
 INPUT, OUTPUT, SYSTEM = "gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions"
 DETAILS_EVENT = "gen_ai.client.inference.operation.details"
 _INFERENCE_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
+_RETRIEVAL_OPERATIONS = frozenset({"retrieval", "retrieve", "vector_db_retrieve"})  # the last: OpenLLMetry
 _MESSAGE_EVENTS = {f"gen_ai.{role}.message": role for role in ("system", "user", "assistant", "tool")}
 
 
@@ -116,7 +117,7 @@ class GenAI:
             for s in spans
             if DOCUMENTS in s.attributes
             or QUERY in s.attributes
-            or s.attributes.get("gen_ai.operation.name") == "retrieval"
+            or s.attributes.get("gen_ai.operation.name") in _RETRIEVAL_OPERATIONS
         ]
         for span in outermost(retrievers):
             query = span.attributes.get(QUERY)

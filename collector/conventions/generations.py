@@ -13,9 +13,8 @@ generation consumed which passages:
   message, or the user message around the question; see `prompt_context`).
 
 The question is the outermost enclosing chain's input (the user's question, not a sub-step's), else
-the retrieval query, else the last user message. The answer is the generation's own output, except
-for the trace's last generation, whose answer is the outermost chain's output when there is one:
-that is what the user saw, after any post-processing.
+the retrieval query, else the last user message. The answer is the generation's own output: chain
+outputs are often a framework object's repr (Haystack's pipeline output is `ChatMessage(...)`).
 """
 
 from __future__ import annotations
@@ -80,7 +79,6 @@ def pair(shapes: TraceShapes, spans: Sequence[Span], prompt: PromptContext) -> l
         (g for g in shapes.generations if g.response), key=lambda g: (g.span.start_ns, g.span.end_ns)
     )
     question_for = _enclosing(shapes.chains, parents, lambda c: c.question)
-    answer_for = _enclosing(shapes.chains, parents, lambda c: c.answer)
     found: list[Found] = []
     consumed_up_to = 0  # index into retrievals: those before it fed an earlier generation
     for generation in generations:
@@ -99,11 +97,8 @@ def pair(shapes: TraceShapes, spans: Sequence[Span], prompt: PromptContext) -> l
             query, nodes = extracted
         else:
             continue  # e.g. a query-rewriting or routing call before the retrieval
-        response = generation.response
-        if generation is generations[-1]:
-            response = answer_for(generation.span) or response
-        if query and response:
-            found.append(Found(query, response, generation.span, nodes, generation.model))
+        if query and generation.response:
+            found.append(Found(query, generation.response, generation.span, nodes, generation.model))
     if not found and not generations:
         found.extend(_chain_level(shapes, retrievals, question_for))
     return found

@@ -27,8 +27,11 @@ if TYPE_CHECKING:
     from collector.conventions.generations import Message
 
 _SEPARATOR = re.compile(r"^\s*(?:-{3,}|={3,}|\*{3,}|#{1,3}\s.*)\s*$")
+# `[1]`, `[kb-3]`, `(2)`, `Document 4:`, `Source 5 -`; the marker doubles as the passage id.
 _NUMBERED = re.compile(
-    r"^\s*(?:\[\d+\]|\(\d+\)|(?:document|doc|source|passage|context)\s*\d+\s*[:.)-])", re.I
+    r"^\s*(?:\[(?P<id>[^\]\s]{1,40})\]|\((?P<paren>\d+)\)"
+    r"|(?:document|doc|source|passage|context)\s*(?P<n>\d+)\s*[:.)-])",
+    re.I,
 )
 _METADATA_LINE = re.compile(r"^[a-z_][a-z0-9_.]{0,40}:\s?\S[^\n]{0,200}$")  # file_path: /docs/a.txt
 _INSTRUCTION = re.compile(
@@ -74,7 +77,7 @@ def context_from_prompt(
     passages = split_passages(context, config)
     if not passages:
         return None
-    return question, [RetrievedNode(id=str(i), text=text) for i, text in enumerate(passages)]
+    return question, [RetrievedNode(id=node_id, text=text) for node_id, text in passages]
 
 
 def _split_question(text: str, markers: Sequence[str]) -> tuple[str, str | None]:
@@ -88,21 +91,28 @@ def _split_question(text: str, markers: Sequence[str]) -> tuple[str, str | None]
     return text[:position], question or None
 
 
-def split_passages(context: str, config: PromptContextConfig) -> list[str]:
-    blocks: list[list[str]] = [[]]
+def split_passages(context: str, config: PromptContextConfig) -> list[tuple[str, str]]:
+    """(id, text) per passage; the id is the passage's own marker (`[kb-3]`, `Document 2:`) or its rank."""
+    blocks: list[tuple[str | None, list[str]]] = [(None, [])]
     for line in context.splitlines():
+        marker = _NUMBERED.match(line)
         if _SEPARATOR.match(line) or not line.strip():
-            blocks.append([])
-        elif _NUMBERED.match(line) and blocks[-1]:
-            blocks.append([_NUMBERED.sub("", line, count=1).strip()])
+            blocks.append((None, []))
+        elif marker:
+            if blocks[-1][1]:
+                blocks.append((None, []))
+            blocks[-1] = (
+                marker.group("id") or marker.group("paren") or marker.group("n"),
+                [line[marker.end() :].strip()],
+            )
         else:
-            blocks[-1].append(_NUMBERED.sub("", line, count=1).strip() if not blocks[-1] else line.strip())
+            blocks[-1][1].append(line.strip())
     passages = []
-    for lines in blocks:
+    for marker_id, lines in blocks:
         text = " ".join(line for line in lines if line).strip()
-        if not text or _is_metadata(lines) or _is_instruction(text, config):
+        if not text or _is_metadata(lines) or (marker_id is None and _is_instruction(text, config)):
             continue
-        passages.append(text)
+        passages.append((marker_id or str(len(passages)), text))
     return passages
 
 

@@ -140,7 +140,9 @@ def test_openinference_json_input_value() -> None:
                 }
             )
         with tracer.start_as_current_span("llm") as llm:
-            llm.set_attributes({"openinference.span.kind": "LLM", "output.value": "x"})
+            llm.set_attributes(
+                {"openinference.span.kind": "LLM", "output.value": "Retrieval-augmented generation."}
+            )
     record = _extract(collect.spans)
     assert record.query == "What is RAG?"
     assert record.response == "Retrieval-augmented generation."
