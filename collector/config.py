@@ -20,6 +20,7 @@ from pydantic_settings import (
 )
 
 from collector.assemble import AssemblyConfig
+from collector.conventions import ExtractionConfig
 from collector.exporters.kafka_results import KafkaResultsConfig
 from collector.exporters.otel_spans import OtelExportConfig
 from collector.pipeline import EvaluationConfig
@@ -79,6 +80,7 @@ class Settings(BaseSettings):
     log_records: bool = Field(False, description="Log one structured line per extracted RagRecord.")
     kafka: KafkaConfig = Field(default_factory=KafkaConfig)
     assembly: AssemblyConfig = Field(default_factory=AssemblyConfig)
+    extraction: ExtractionConfig = Field(default_factory=ExtractionConfig)
     judge: JudgeConfig = Field(default_factory=JudgeConfig)
     labels: LabelsConfig = Field(default_factory=LabelsConfig)
     sampling: SamplingConfig = Field(default_factory=SamplingConfig)

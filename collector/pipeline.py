@@ -21,7 +21,7 @@ from typing import Protocol
 from pydantic import BaseModel, Field
 
 from collector.assemble import AssembledTrace, TraceAssembler
-from collector.conventions import ExtractionError, extract
+from collector.conventions import ExtractionConfig, ExtractionError, extract
 from collector.deadletter import DeadLetterSink
 from collector.dedup import RecentKeys
 from collector.exporters import EvaluationExporter
@@ -102,12 +102,14 @@ class Pipeline:
         config: EvaluationConfig | None = None,
         log_records: bool = False,
         already_evaluated: Iterable[tuple[str, str]] = (),
+        extraction: ExtractionConfig | None = None,
     ) -> None:
         """`already_evaluated`: (trace id, metric) pairs known to be scored, e.g. read back at start."""
         self.config = config or EvaluationConfig()
         self.receivers, self.assembler, self.dead_letters = list(receivers), assembler, dead_letters
         self.sampler, self.evaluator, self.exporters = sampler, evaluator, list(exporters)
         self.log_records = log_records
+        self.extraction = extraction or ExtractionConfig()
         self._recent = RecentKeys(ttl_s=self.config.dedup_window_s)
         for key in already_evaluated:
             self._recent.add(key, time.monotonic())
@@ -147,7 +149,7 @@ class Pipeline:
 
     def _process(self, trace: AssembledTrace) -> None:
         try:
-            records = extract(trace.trace_id, trace.spans)
+            records = extract(trace.trace_id, trace.spans, self.extraction)
         except ExtractionError as exc:
             TRACES.labels("invalid").inc()
             self._dead_letter(trace, exc.reason, exc.detail)

@@ -59,6 +59,7 @@ def build(settings: Settings, evaluate: bool = True, replay: tuple[int, int] | N
         assembler=TraceAssembler(settings.assembly),
         dead_letters=dead_letters,
         log_records=settings.log_records,
+        extraction=settings.extraction,
         **pipeline_kwargs,
     )
     status = StatusServer(settings.metrics_host, settings.metrics_port, ready=lambda: pipeline.ready)

@@ -108,9 +108,9 @@ def test_one_span_per_metric_in_the_evaluated_trace(capture: tuple[Capture, str]
         assert span.attributes["ragpulse.judge"] == "openai"
         assert span.attributes["ragpulse.judge.model"] == "gpt-4o-mini"
         assert span.end_ns - span.start_ns == pytest.approx(0.25e9, abs=1e6)
-        (event_name, event_attributes), *_ = span.events
-        assert event_name == "gen_ai.evaluation.result"
-        assert event_attributes == span.attributes
+        event, *_ = span.events
+        assert event.name == "gen_ai.evaluation.result"
+        assert event.attributes == span.attributes
 
     faithfulness = spans["evaluation faithfulness"]
     assert faithfulness.attributes["gen_ai.evaluation.name"] == "faithfulness"
