@@ -1,16 +1,20 @@
-# The two commands a new user needs (see README):
+# The two commands a new user needs (see README); both work on a stock Debian python (PEP 668):
+# they create and use the virtualenv .venv (scripts/venv.sh).
 #   make demo   install ragpulse and run it on embedded defaults (no Kafka, no API key)
-#   make test   install everything the tests need (pip, apt, Maven, npm) and run the whole suite
-PYTHON ?= python3
+#   make test   install everything the tests need (pip, apt, Maven, npm, the instrumentation venv) and
+#               run the whole suite
+ifndef PYTHON
+PYTHON := $(shell bash scripts/venv.sh)
+endif
 
 .PHONY: setup demo test lint bench
 
 setup:
-	bash scripts/setup.sh
+	PYTHON=$(PYTHON) bash scripts/setup.sh
 
 demo:
-	$(PYTHON) -m pip install -q -e .
-	ragpulse demo
+	$(PYTHON) -m pip install -q --disable-pip-version-check -e .
+	$(PYTHON) -m collector.cli demo
 
 test: setup
 	$(PYTHON) -m ruff check .
