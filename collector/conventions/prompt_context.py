@@ -34,9 +34,15 @@ _NUMBERED = re.compile(
     re.I,
 )
 _METADATA_LINE = re.compile(r"^[a-z_][a-z0-9_.]{0,40}:\s?\S[^\n]{0,200}$")  # file_path: /docs/a.txt
-_INSTRUCTION = re.compile(
-    r"(?i)\b(answer|respond|reply|use|using|based on|given|according to|only)\b.{0,120}"
-    r"\b(context|information|documents?|passages?|sources?|below|above|following)\b"
+_INSTRUCTIONS = (
+    re.compile(  # "Answer using only the context below", "Given the context information, answer"
+        r"(?i)\b(answer|respond|reply|use|using|based on|given|according to|only)\b.{0,120}"
+        r"\b(context|information|documents?|passages?|sources?|below|above|following)\b"
+    ),
+    re.compile(
+        r"(?i)\b(context|information|documents?|passages?|sources?)\b.{0,40}\b(below|above|following)\b"
+    ),
+    re.compile(r"(?i)^\s*(you are|you're|act as|as an? \w+ assistant)\b"),  # a persona, not knowledge
 )
 
 
@@ -124,5 +130,5 @@ def _is_metadata(lines: list[str]) -> bool:
 
 def _is_instruction(text: str, config: PromptContextConfig) -> bool:
     return len(text) <= config.max_instruction_chars and (
-        bool(_INSTRUCTION.search(text)) or text.rstrip().endswith(":")
+        any(pattern.search(text) for pattern in _INSTRUCTIONS) or text.rstrip().endswith(":")
     )
