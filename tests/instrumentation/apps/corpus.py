@@ -1,0 +1,86 @@
+"""The shared knowledge base, the two questions and the scripted answers of every conformance app.
+
+Pure data, standard library only: the apps (instrumentation venv) and the scripted LLM server and the
+tests (ragpulse's venv) import it. Passages carry distinct names and numbers so an invented answer is
+recognisably unfaithful; the questions share many words with their passage so that BM25 and the
+hashed bag-of-words embeddings of the LLM server both retrieve it first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MODEL = "gpt-4o-mini"
+EMBEDDING_MODEL = "text-embedding-3-small"
+TOP_K = 2
+ROUTE = "/ask"
+
+
+@dataclass(frozen=True)
+class Passage:
+    id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    answer: str
+    grounded: bool
+
+
+PASSAGES: tuple[Passage, ...] = (
+    Passage(
+        "handbook-office-hours",
+        "The Brightleaf Lisbon office is open Monday to Friday from 08:30 to 17:30. "
+        "On Saturdays the front desk is staffed from 10:00 to 13:00 by Marta Sousa.",
+    ),
+    Passage(
+        "handbook-refunds",
+        "Customers can request a full refund within 45 days of purchase. "
+        "Refunds are paid to the original payment method within 7 business days and are approved "
+        "by Daniel Okafor.",
+    ),
+    Passage(
+        "handbook-travel",
+        "Employees receive a travel stipend of 320 euros per quarter. "
+        "Receipts must be uploaded to the Ledgerly portal before the 5th of the following month.",
+    ),
+    Passage(
+        "handbook-laptops",
+        "Laptops must be locked with a passphrase of at least 14 characters. "
+        "A lost laptop is reported to the security desk at extension 4471 within one hour.",
+    ),
+    Passage(
+        "handbook-leave",
+        "Full-time staff receive 27 days of paid leave per year. "
+        "Up to 5 unused days of leave can be carried over into the first quarter of the next year.",
+    ),
+    Passage(
+        "handbook-on-call",
+        "The on-call rotation for the Helios platform changes every Wednesday at 09:00. "
+        "The escalation contact for Helios incidents is Priya Raman.",
+    ),
+)
+
+QUESTIONS: tuple[Question, ...] = (
+    Question(
+        "How many days do customers have to request a full refund?",
+        "Customers can request a full refund within 45 days of purchase, and refunds are paid to the "
+        "original payment method within 7 business days.",
+        grounded=True,
+    ),
+    Question(
+        "How many days of paid leave do full-time staff receive per year?",
+        "Full-time staff receive 35 days of paid leave per year, and up to 12 unused days can be "
+        "carried over once Henrik Larsen approves them.",
+        grounded=False,
+    ),
+)
+
+FALLBACK_ANSWER = "I don't know."
+
+
+def answers() -> dict[str, str]:
+    """Question text -> scripted answer, the table the LLM server answers from."""
+    return {q.text: q.answer for q in QUESTIONS}

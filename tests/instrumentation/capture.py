@@ -1,0 +1,81 @@
+"""Refresh the captured OTLP fixtures: `python -m tests.instrumentation.capture [--out DIR] [COMBO ...]`.
+
+Runs every conformance app (or the named `app-instrumentation` combinations) in the instrumentation
+venv against the scripted LLM server, without a collector (`--endpoint none`), and writes
+`traces.json`, `logs.json` and `expected.json` per combination into DIR (default
+tests/data/instrumentation), the fixtures the extraction unit tests read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.instrumentation.llm_server import ScriptedLLMServer
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "data" / "instrumentation"
+
+# (app, instrumentation): every combination the suite covers.
+COMBINATIONS: tuple[tuple[str, str], ...] = (
+    ("llamaindex", "openinference"),
+    ("llamaindex", "openllmetry"),
+    ("langchain", "openinference"),
+    ("langchain", "openllmetry"),
+    ("haystack", "openinference"),
+    ("openai", "openinference"),
+    ("openai", "openllmetry"),
+    ("openai", "otel-genai-events"),
+    ("openai", "otel-genai-span"),
+)
+
+
+def combination_name(app: str, instrumentation: str) -> str:
+    return f"{app}-{instrumentation}"
+
+
+def instrumentation_python() -> str:
+    """Build (or reuse) the instrumentation venv and return its python."""
+    script = ROOT / "scripts" / "instrumentation-venv.sh"
+    result = subprocess.run(
+        ["bash", str(script)], stdout=subprocess.PIPE, text=True, check=True, timeout=1800
+    )
+    return result.stdout.strip().splitlines()[-1]
+
+
+def app_command(python: str, app: str, instrumentation: str, llm_base_url: str, *extra: str) -> list[str]:
+    return [
+        python,
+        "-m",
+        "tests.instrumentation.apps",
+        "--app",
+        app,
+        "--instrumentation",
+        instrumentation,
+        "--llm-base-url",
+        llm_base_url,
+        *extra,
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=FIXTURES)
+    parser.add_argument("combinations", nargs="*", help="e.g. langchain-openllmetry (default: all)")
+    args = parser.parse_args()
+    chosen = [c for c in COMBINATIONS if not args.combinations or combination_name(*c) in args.combinations]
+    python = instrumentation_python()
+    with ScriptedLLMServer() as llm:
+        for app, instrumentation in chosen:
+            out = args.out / combination_name(app, instrumentation)
+            command = app_command(
+                python, app, instrumentation, llm.base_url, "--endpoint", "none", "--capture", str(out)
+            )
+            subprocess.run(command, cwd=ROOT, check=True, timeout=300)
+            print(f"captured {out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
