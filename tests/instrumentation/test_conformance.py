@@ -23,6 +23,7 @@ import pytest
 from tests.instrumentation.apps import corpus
 from tests.instrumentation.capture import COMBINATIONS, FIXTURES, ROOT, app_command, combination_name
 from tests.instrumentation.llm_server import ScriptedLLMServer
+from tests.support.kafka_forwarder import KafkaForwarder
 from tests.support.process import RagpulseProcess, free_port
 from tests.support.scrape import Scrape, scrape
 
@@ -225,6 +226,23 @@ def test_conformance_over_grpc(
 ) -> None:
     """Spans and the GenAI log records over OTLP/gRPC (`ragpulse run --otlp-grpc-port`)."""
     check_combination(instrumentation_venv, llm_server, "openai", "otel-genai-events", tmp_path, "grpc")
+
+
+@pytest.mark.instrumentation
+def test_conformance_through_kafka(
+    instrumentation_venv: str, llm_server: ScriptedLLMServer, kafka_bootstrap: str, topic: str, tmp_path: Path
+) -> None:
+    """LlamaIndex + OpenInference through Kafka in the OTel Collector's `otlp_proto` wire format."""
+    args = ("--log-records", "--quiet-period", "1", "--kafka-bootstrap", kafka_bootstrap, "--topic", topic)
+    with KafkaForwarder(kafka_bootstrap, topic) as forwarder, RagpulseProcess(*args) as collector:
+        extra = ("--endpoint", forwarder.endpoint, "--protocol", "http")
+        expected = run_app(
+            instrumentation_venv, "llamaindex", "openinference", llm_server, tmp_path / "e.json", *extra
+        )
+        records, metrics = wait_until_settled(collector, {e["trace_id"] for e in expected})
+        problems = compare("llamaindex-openinference", expected, records, metrics)
+        assert forwarder.records >= len(expected), "the app's traces did not reach Kafka"
+        assert not problems, "through Kafka, ragpulse disagrees with the app\n  " + "\n  ".join(problems)
 
 
 @pytest.mark.parametrize("combo", [combination_name(*c) for c in COMBINATIONS])
