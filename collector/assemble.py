@@ -88,12 +88,14 @@ class TraceAssembler:
             self._span_count += 1
             if len(pending.spans) >= self.config.max_spans_per_trace:
                 self._close(span.trace_id, "max_spans")
+                touched.discard(span.trace_id)  # the rest of the trace is a new part: it holds the record too
         for log in logs:  # counted as spans for the memory bound: a log record is about as large
             pending = self._pending_for(log.trace_id, ack, now, touched)
             pending.logs.append(log)
             self._span_count += 1
             if len(pending.spans) + len(pending.logs) >= self.config.max_spans_per_trace:
                 self._close(log.trace_id, "max_spans")
+                touched.discard(log.trace_id)
 
     def _pending_for(self, trace_id: str, ack: Ack, now: float, touched: set[str]) -> _Pending:
         pending = self._pending.get(trace_id)

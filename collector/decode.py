@@ -89,6 +89,8 @@ def _decode_json(payload: bytes, message_type: type[M]) -> M:
         raise DecodeError("malformed_json", str(exc)) from None
     except RecursionError:
         raise DecodeError("malformed_json", "JSON nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer beyond Python's digit limit for str conversion
+        raise DecodeError("malformed_json", str(exc)[:300]) from None
     if not isinstance(document, dict):
         raise DecodeError("malformed_json", "top level is not an object")
     try:

@@ -69,6 +69,8 @@ def parse_json(span: Span, key: str, raw: str, reason: str = "invalid_json") -> 
         raise ExtractionError(reason, f"{key} on span {span.span_id}: {exc}") from None
     except RecursionError:
         raise ExtractionError(reason, f"{key} on span {span.span_id}: JSON nested too deeply") from None
+    except ValueError as exc:  # an integer past Python's digit limit
+        raise ExtractionError(reason, f"{key} on span {span.span_id}: {str(exc)[:200]}") from None
 
 
 def loads_lenient(value: Any, depth: int = 3) -> Any:
@@ -83,7 +85,7 @@ def loads_lenient(value: Any, depth: int = 3) -> Any:
             return value
         try:
             value = json.loads(value)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # ValueError: also integers past the digit limit
             return value
     return value
 

@@ -59,10 +59,11 @@ def messages_from(value: Any, default_role: str = "") -> list[Message]:
     for item in value:
         item = loads_lenient(item)
         if isinstance(item, dict):
+            message = item.get("message") if isinstance(item.get("message"), dict) else {}
             text = content_text(item.get("parts", item.get("content")))
-            if not text and isinstance(item.get("message"), dict):  # a choice: {message: {content}}
-                text = content_text(item["message"].get("content"))
-            role = item.get("role") or (item.get("message") or {}).get("role") or default_role
+            if not text:  # a choice: {message: {content}}
+                text = content_text(message.get("content"))
+            role = item.get("role") or message.get("role") or default_role
             out.append(Message(str(role), text))
         elif isinstance(item, str):
             out.append(Message(default_role, item))
@@ -87,10 +88,14 @@ def _span_content(span: Span) -> tuple[list[Message], list[Message]]:
     return inputs, outputs
 
 
-def is_inference(span: Span) -> bool:
+def _operation(span: Span) -> str:
     operation = span.attributes.get("gen_ai.operation.name")
+    return operation if isinstance(operation, str) else ""
+
+
+def is_inference(span: Span) -> bool:
     return (
-        operation in _INFERENCE_OPERATIONS
+        _operation(span) in _INFERENCE_OPERATIONS
         or OUTPUT in span.attributes
         or any(e.name == DETAILS_EVENT or e.name == "gen_ai.choice" for e in span.events)
     )
@@ -117,7 +122,7 @@ class GenAI:
             for s in spans
             if DOCUMENTS in s.attributes
             or QUERY in s.attributes
-            or s.attributes.get("gen_ai.operation.name") in _RETRIEVAL_OPERATIONS
+            or _operation(s) in _RETRIEVAL_OPERATIONS
         ]
         for span in outermost(retrievers):
             query = span.attributes.get(QUERY)
