@@ -29,6 +29,12 @@ def _settings_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--group-id", dest="kafka.group_id", help="Kafka consumer group (default ragpulse)")
     parser.add_argument("--otlp-port", dest="otlp_port", type=int, help="embedded OTLP/HTTP receiver port")
     parser.add_argument(
+        "--otlp-grpc-port",
+        dest="otlp_grpc_port",
+        type=int,
+        help="embedded OTLP/gRPC receiver port (default 4317, -1 disables)",
+    )
+    parser.add_argument(
         "--metrics-port", dest="metrics_port", type=int, help="/metrics, /healthz, /readyz port"
     )
     parser.add_argument(
@@ -45,7 +51,9 @@ def _load(args: argparse.Namespace) -> Settings:
     from collector.config import load_settings
 
     overrides = {
-        k: v for k, v in vars(args).items() if "." in k or k in ("otlp_port", "metrics_port", "log_records")
+        k: v
+        for k, v in vars(args).items()
+        if "." in k or k in ("otlp_port", "otlp_grpc_port", "metrics_port", "log_records")
     }
     return load_settings(args.config, **overrides)
 

@@ -74,6 +74,13 @@ class Settings(BaseSettings):
 
     otlp_host: str = "127.0.0.1"
     otlp_port: int = Field(4318, ge=0, le=65535, description="Embedded receiver, used when Kafka is not set.")
+    otlp_grpc_port: int = Field(
+        4317,
+        ge=-1,
+        le=65535,
+        description="Embedded OTLP/gRPC receiver beside the HTTP one (Kafka not set); 0 = ephemeral, "
+        "-1 = disabled.",
+    )
     otlp_max_body_bytes: int = Field(8 * 1024 * 1024, ge=1024)
     metrics_host: str = "127.0.0.1"
     metrics_port: int = Field(9464, ge=0, le=65535, description="/metrics, /healthz, /readyz.")

@@ -37,6 +37,12 @@ EVALUATIONS = Counter(
 SPANS_RECEIVED = Counter(
     "ragpulse_spans_received", "Spans decoded, by source.", ["source"], registry=REGISTRY
 )
+LOG_RECORDS_RECEIVED = Counter(
+    "ragpulse_log_records_received",
+    "Log records linked to a span (trace and span id) handed to the assembler, by source.",
+    ["source"],
+    registry=REGISTRY,
+)
 TRACES = Counter(
     "ragpulse_traces",
     "Traces by assembly state (assembled, evicted, extracted, no_rag_data, invalid).",

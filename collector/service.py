@@ -16,6 +16,7 @@ from collector.metrics import BUILD_INFO, LabelPolicy
 from collector.pipeline import Pipeline
 from collector.receivers import Receiver
 from collector.receivers.kafka import KafkaReceiver
+from collector.receivers.otlp_grpc import OtlpGrpcConfig, OtlpGrpcReceiver
 from collector.receivers.otlp_http import OtlpHttpConfig, OtlpHttpReceiver
 from collector.receivers.replay import KafkaReplayReceiver
 from collector.status_server import StatusServer
@@ -28,13 +29,18 @@ class Service:
     settings: Settings
     pipeline: Pipeline
     status: StatusServer
-    receiver: Receiver
+    receivers: list[Receiver]
+
+    @property
+    def receiver(self) -> Receiver:
+        """The first receiver: Kafka (or replay) with Kafka configured, else the OTLP/HTTP one."""
+        return self.receivers[0]
 
 
 def build(settings: Settings, evaluate: bool = True, replay: tuple[int, int] | None = None) -> Service:
     """The service from settings; `replay=(start_ms, end_ms)` re-reads that range of the Kafka topic."""
     dead_letters: DeadLetterSink
-    receiver: Receiver
+    receivers: list[Receiver]
     if settings.kafka.bootstrap_servers:
         dead_letters = KafkaDeadLetters(
             settings.kafka.bootstrap_servers,
@@ -42,20 +48,15 @@ def build(settings: Settings, evaluate: bool = True, replay: tuple[int, int] | N
             **security_options(settings.kafka.options),
         )
         if replay is not None:
-            receiver = KafkaReplayReceiver(settings.kafka, dead_letters, *replay)
+            receivers = [KafkaReplayReceiver(settings.kafka, dead_letters, *replay)]
         else:
-            receiver = KafkaReceiver(settings.kafka, dead_letters)
+            receivers = [KafkaReceiver(settings.kafka, dead_letters)]
     else:
         dead_letters = LogDeadLetters()
-        receiver = OtlpHttpReceiver(
-            OtlpHttpConfig(
-                host=settings.otlp_host, port=settings.otlp_port, max_body_bytes=settings.otlp_max_body_bytes
-            ),
-            dead_letters,
-        )
+        receivers = _otlp_receivers(settings, dead_letters)
     pipeline_kwargs = _evaluation_stages(settings) if evaluate else {}
     pipeline = Pipeline(
-        receivers=[receiver],
+        receivers=receivers,
         assembler=TraceAssembler(settings.assembly),
         dead_letters=dead_letters,
         log_records=settings.log_records,
@@ -64,7 +65,21 @@ def build(settings: Settings, evaluate: bool = True, replay: tuple[int, int] | N
     )
     status = StatusServer(settings.metrics_host, settings.metrics_port, ready=lambda: pipeline.ready)
     BUILD_INFO.labels(__version__).set(1)
-    return Service(settings, pipeline, status, receiver)
+    return Service(settings, pipeline, status, receivers)
+
+
+def _otlp_receivers(settings: Settings, dead_letters: DeadLetterSink) -> list[Receiver]:
+    """Embedded mode: OTLP/HTTP always (first: demo and tests read its port), OTLP/gRPC unless -1."""
+    host, limit = settings.otlp_host, settings.otlp_max_body_bytes
+    receivers: list[Receiver] = [
+        OtlpHttpReceiver(
+            OtlpHttpConfig(host=host, port=settings.otlp_port, max_body_bytes=limit), dead_letters
+        )
+    ]
+    if settings.otlp_grpc_port >= 0:
+        grpc_config = OtlpGrpcConfig(host=host, port=settings.otlp_grpc_port, max_body_bytes=limit)
+        receivers.append(OtlpGrpcReceiver(grpc_config, dead_letters))
+    return receivers
 
 
 def _evaluation_stages(settings: Settings) -> dict[str, object]:

@@ -1,61 +1,51 @@
 """The operator endpoint: `/metrics` (Prometheus text or OpenMetrics with exemplars, by the
 scraper's Accept header), `/healthz` (the process is alive) and `/readyz` (receivers connected
-and the judge loaded or reachable)."""
+and the judge loaded or reachable).
+
+The handlers are plain functions, so Starlette runs them in its thread pool: rendering a large
+registry never holds up the server's event loop.
+"""
 
 from __future__ import annotations
 
-import logging
-import threading
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from prometheus_client.exposition import choose_encoder
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
 
+from collector.http_server import HttpServer
 from collector.metrics import REGISTRY
-
-logger = logging.getLogger(__name__)
 
 
 class StatusServer:
     def __init__(self, host: str, port: int, ready: Callable[[], bool]) -> None:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                status, body, content_type = server._route(
-                    self.path.split("?")[0], self.headers.get("Accept")
-                )
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, format: str, *args: object) -> None:
-                logger.debug("status: " + format, *args)
-
         self._ready = ready
-        self._server = ThreadingHTTPServer((host, port), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="status-http", daemon=True)
+        routes = [
+            Route("/metrics", self._metrics, methods=["GET"]),
+            Route("/healthz", self._healthz, methods=["GET"]),
+            Route("/readyz", self._readyz, methods=["GET"]),
+        ]
+        self._server = HttpServer(Starlette(routes=routes), host, port, name="status-http")
 
     @property
     def port(self) -> int:
-        return self._server.server_address[1]
+        return self._server.port
 
     def start(self) -> None:
-        self._thread.start()
+        self._server.start()
 
-    def _route(self, path: str, accept: str | None) -> tuple[int, bytes, str]:
-        if path == "/metrics":
-            encoder, content_type = choose_encoder(accept or "")
-            return 200, encoder(REGISTRY), content_type
-        if path == "/healthz":
-            return 200, b"ok\n", "text/plain"
-        if path == "/readyz":
-            return (200, b"ready\n", "text/plain") if self._ready() else (503, b"not ready\n", "text/plain")
-        return 404, b"not found\n", "text/plain"
+    def _metrics(self, request: Request) -> Response:
+        encoder, content_type = choose_encoder(request.headers.get("accept", ""))
+        return Response(encoder(REGISTRY), 200, headers={"Content-Type": content_type})
 
-    def shutdown(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+    def _healthz(self, request: Request) -> Response:
+        return PlainTextResponse("ok\n")
+
+    def _readyz(self, request: Request) -> Response:
+        return PlainTextResponse("ready\n") if self._ready() else PlainTextResponse("not ready\n", 503)
+
+    def shutdown(self, timeout_s: float = 5.0) -> None:
+        self._server.shutdown(timeout_s)

@@ -3,12 +3,24 @@
 Offsets are committed by this thread only (kafka-python consumers are not thread-safe), and only
 as far as `OffsetTracker` says every earlier record is done. When too many records are in flight
 the consumer pauses its partitions instead of buffering without bound.
+
+It reads two topics, as the OTel Collector's kafkaexporter writes them: spans (`otlp_spans`) and
+log records (`otlp_logs`, which carry GenAI message content linked to their span). A trace is
+assembled by one replica only if its spans and its log records reach the same replica, so both
+topics must have the same partition count and both be keyed by trace id (the kafkaexporter's
+`partition_traces_by_id` and `partition_logs_by_trace_id`): the group's range assignment
+(kafka-python's default strategy) then gives a replica the same partition numbers of both topics.
+A missing logs topic is normal (an app that sends spans only): it is read once it exists.
+
+One record can never stop the consumer: a record that cannot be decoded, or whose handling raises
+anything unexpected, is dead-lettered with its reason, its offset released, and reading goes on.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import threading
 import time
 from typing import Any
@@ -16,14 +28,15 @@ from typing import Any
 from kafka import KafkaConsumer
 from kafka.consumer.subscription_state import ConsumerRebalanceListener
 from kafka.structs import OffsetAndMetadata, TopicPartition
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from collector.deadletter import DeadLetterSink
-from collector.decode import DecodeError, Encoding, decode
-from collector.metrics import CONSUMER_LAG, SPANS_RECEIVED
-from collector.offsets import OffsetTracker
+from collector.decode import DecodeError, Encoding
+from collector.logs import RateLimitedLog
+from collector.metrics import CONSUMER_LAG
+from collector.offsets import OffsetTracker, RecordAck
 from collector.receivers import Deliver, Received
-from collector.spans import flatten
+from collector.receivers.otlp import Signal, count, dead_letter_source, decode_batch, internal_error_detail
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +44,11 @@ logger = logging.getLogger(__name__)
 class KafkaConfig(BaseModel):
     bootstrap_servers: str | None = Field(None, description="host:port[,host:port]; unset = no Kafka.")
     topic: str = "otlp_spans"
+    logs_topic: str | None = Field(
+        "otlp_logs",
+        description="Log records (the kafkaexporter's default logs topic); null = spans only. Same "
+        "partition count as `topic` and keyed by trace id, so a trace's spans and logs meet.",
+    )
     group_id: str = "ragpulse"
     encoding: Encoding = Encoding.AUTO
     dead_letter_topic: str | None = Field(None, description="Default: '<topic>.dlq'.")
@@ -47,6 +65,24 @@ class KafkaConfig(BaseModel):
     def dlq_topic(self) -> str:
         return self.dead_letter_topic or f"{self.topic}.dlq"
 
+    @property
+    def topics(self) -> list[str]:
+        return [self.topic, self.logs_topic] if self.logs_topic else [self.topic]
+
+    @property
+    def topics_pattern(self) -> str:
+        """The topics as an exact-match pattern. Subscribing by pattern never creates a topic (a
+        subscription by name does, on brokers that allow it, with the broker's default partition
+        count: a logs topic made that way would break the co-partitioning), and a topic created
+        later is picked up at the next metadata refresh."""
+        return "^(?:" + "|".join(re.escape(topic) for topic in self.topics) + ")$"
+
+    @model_validator(mode="after")
+    def _distinct_topics(self) -> KafkaConfig:
+        if self.logs_topic == self.topic:
+            raise ValueError("logs_topic must differ from topic")
+        return self
+
 
 class KafkaReceiver:
     name = "kafka"
@@ -60,6 +96,8 @@ class KafkaReceiver:
         self._consumer: KafkaConsumer | None = None
         self._assigned = False
         self._assignment: set[TopicPartition] = set()
+        self._error_log = RateLimitedLog(interval_s=10.0)
+        self._rejected_log = RateLimitedLog(interval_s=60.0)
 
     def exhausted(self) -> bool:
         """A consumer-group receiver never runs out; a bounded replay does."""
@@ -80,7 +118,7 @@ class KafkaReceiver:
             enable_auto_commit=False,
             **options,
         )
-        self._consumer.subscribe([self.config.topic], listener=_Rebalance(self))
+        self._consumer.subscribe(pattern=self.config.topics_pattern, listener=_Rebalance(self))
         self._start_thread(deliver)
 
     def _start_thread(self, deliver: Deliver) -> None:
@@ -109,17 +147,39 @@ class KafkaReceiver:
 
     def _handle(self, partition: TopicPartition, record: Any, deliver: Deliver) -> None:
         ack = self.tracker.track(partition, record.offset)  # one hold, handed to the pipeline with the spans
+        signal = Signal.LOGS if partition.topic == self.config.logs_topic else Signal.TRACES
         try:
-            spans = flatten(decode(record.value or b"", self.config.encoding, self.config.max_record_bytes))
+            batch = decode_batch(
+                signal, record.value or b"", self.config.encoding, self.config.max_record_bytes
+            )
+            if batch.rejected:  # no client to tell, as OTLP's partial success does: say it in the log
+                message = batch.rejection_message(signal)
+                self._rejected_log.log(
+                    logger, ValueError(message), "%s@%d: %s", partition, record.offset, message
+                )
+            count(batch, "kafka")
+            if batch.spans or batch.logs:
+                deliver(Received(spans=batch.spans, ack=ack, source="kafka", logs=batch.logs))
+            else:
+                ack.release()
         except DecodeError as exc:
-            self._dead_letters.write(exc.reason, exc.detail, record.value or b"", record.key, source="kafka")
-            ack.release()
+            self._dead_letter(signal, exc.reason, exc.detail, record, ack)
+        except Exception as exc:  # a bug must cost one record, never the consumer thread
+            detail = internal_error_detail(exc)
+            self._error_log.log(logger, exc, "record %s@%d failed (%s)", partition, record.offset, detail)
+            self._dead_letter(signal, "internal_error", detail, record, ack)
+
+    def _dead_letter(self, signal: Signal, reason: str, detail: str, record: Any, ack: RecordAck) -> None:
+        """Set the record aside, then release its offset; if the dead-letter topic cannot take it,
+        keep the hold: the offset stays uncommitted and the record is read again after a restart."""
+        try:
+            self._dead_letters.write(
+                reason, detail, record.value or b"", record.key, source=dead_letter_source("kafka", signal)
+            )
+        except Exception as exc:
+            self._error_log.log(logger, exc, "dead letter of offset %d failed (%s)", record.offset, exc)
             return
-        SPANS_RECEIVED.labels("kafka").inc(len(spans))
-        if spans:
-            deliver(Received(spans=spans, ack=ack, source="kafka"))
-        else:
-            ack.release()
+        ack.release()
 
     def _flow_control(self, consumer: KafkaConsumer) -> None:
         in_flight = self.tracker.in_flight()

@@ -1,30 +1,43 @@
-"""The embedded OTLP/HTTP receiver: `POST /v1/traces` with protobuf or JSON, optionally gzip.
+"""The embedded OTLP/HTTP receiver: `POST /v1/traces` and `POST /v1/logs`, as the Collector's.
 
-Status codes follow the OTLP/HTTP spec: 200 with an (empty) ExportTraceServiceResponse in the
-request's encoding, 400 for a body that cannot be decoded (not retryable), 413 over the size
-limit, 415 for other content types, 405/404 for other methods/paths, 503 while shutting down.
+Protobuf or JSON, gzip or deflate, with a Content-Length or chunked: the body is read as a stream
+and the size limit enforced while reading, so a chunked request is neither dropped nor unbounded.
+Answers follow the OTLP/HTTP spec: 200 with an Export*ServiceResponse in the request's encoding
+(`partial_success` filled when items were rejected), 400 for a body that cannot be decoded or a
+malformed Content-Length (not retryable; the body is dead-lettered), 413 over the size limit, 415
+for other content types, 404/405 for other paths/methods, 500 for a bug of ours (dead-lettered),
+503 while stopping (retryable). Error bodies are a `google.rpc.Status` in the request's encoding.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
-from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Awaitable, Callable
 
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 from pydantic import BaseModel, Field
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
 
 from collector.deadletter import DeadLetterSink
-from collector.decode import DecodeError, Encoding, decode, decompress
-from collector.metrics import SPANS_RECEIVED
-from collector.offsets import NoAck
-from collector.receivers import Deliver, Received
-from collector.spans import flatten
+from collector.decode import Encoding
+from collector.http_server import HttpServer
+from collector.receivers import Deliver
+from collector.receivers.otlp import ExportResult, OtlpIntake, Outcome, Signal, serialize
 
 logger = logging.getLogger(__name__)
 
 _CONTENT_TYPES = {"application/x-protobuf": Encoding.OTLP_PROTO, "application/json": Encoding.OTLP_JSON}
+_MEDIA_TYPES = {encoding: media for media, encoding in _CONTENT_TYPES.items()}
+_HTTP_STATUS = {
+    Outcome.ACCEPTED: 200,
+    Outcome.INVALID: 400,
+    Outcome.TOO_LARGE: 413,
+    Outcome.INTERNAL: 500,
+    Outcome.UNAVAILABLE: 503,
+}
 
 
 class OtlpHttpConfig(BaseModel):
@@ -38,77 +51,65 @@ class OtlpHttpReceiver:
 
     def __init__(self, config: OtlpHttpConfig, dead_letters: DeadLetterSink) -> None:
         self.config = config
-        self._dead_letters = dead_letters
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._intake = OtlpIntake("otlp", dead_letters, config.max_body_bytes)
+        self._deliver: Deliver | None = None
         self._accepting = False
+        routes = [
+            Route("/v1/traces", self._endpoint(Signal.TRACES), methods=["POST"]),
+            Route("/v1/logs", self._endpoint(Signal.LOGS), methods=["POST"]),
+        ]
+        self._server = HttpServer(Starlette(routes=routes), config.host, config.port, name="otlp-http")
 
     @property
     def port(self) -> int:
-        return self._server.server_address[1] if self._server else self.config.port
+        return self._server.port
 
     @property
     def ready(self) -> bool:
         return self._accepting
 
     def start(self, deliver: Deliver) -> None:
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self) -> None:
-                status, body, content_type = receiver._handle(self, deliver)
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, format: str, *args: object) -> None:
-                logger.debug("otlp: " + format, *args)
-
-        self._server = ThreadingHTTPServer((self.config.host, self.config.port), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="otlp-http", daemon=True)
-        self._thread.start()
+        self._deliver = deliver
+        self._server.start()
         self._accepting = True
-        logger.info("OTLP/HTTP receiver on http://%s:%d/v1/traces", self.config.host, self.port)
+        logger.info("OTLP/HTTP receiver on http://%s:%d (/v1/traces, /v1/logs)", self.config.host, self.port)
 
-    def _handle(self, request: BaseHTTPRequestHandler, deliver: Deliver) -> tuple[int, bytes, str]:
-        if request.path.split("?")[0] != "/v1/traces":
-            return HTTPStatus.NOT_FOUND, b"not found: POST /v1/traces", "text/plain"
-        if not self._accepting:
-            return HTTPStatus.SERVICE_UNAVAILABLE, b"shutting down", "text/plain"
-        media_type = (request.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+    def _endpoint(self, signal: Signal) -> Callable[[Request], Awaitable[Response]]:
+        async def export(request: Request) -> Response:
+            return await self._export(signal, request)
+
+        return export
+
+    async def _export(self, signal: Signal, request: Request) -> Response:
+        media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
         encoding = _CONTENT_TYPES.get(media_type)
+        if not self._accepting or self._deliver is None:
+            return _error(ExportResult(Outcome.UNAVAILABLE, message="shutting down"), encoding)
         if encoding is None:
-            return (
-                HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
-                b"use application/x-protobuf or application/json",
-                "text/plain",
-            )
-        length = int(request.headers.get("Content-Length") or 0)
+            return PlainTextResponse("use application/x-protobuf or application/json", 415)
         limit = self.config.max_body_bytes
-        if length > limit:
-            request.close_connection = True  # do not read an oversized body
-            return HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"body over {limit} bytes".encode(), "text/plain"
-        raw = request.rfile.read(length)
+        declared = request.headers.get("content-length")
+        if declared is not None and not declared.strip().isdigit():
+            return _error(ExportResult(Outcome.INVALID, message=f"bad Content-Length {declared!r}"), encoding)
+        if declared is not None and int(declared) > limit:
+            return _error(ExportResult(Outcome.TOO_LARGE, message=f"body over {limit} bytes"), encoding)
         try:
-            traces = decode(decompress(raw, request.headers.get("Content-Encoding"), limit), encoding, limit)
-        except DecodeError as exc:
-            self._dead_letters.write(exc.reason, exc.detail, raw, source="otlp")
-            status = (
-                HTTPStatus.REQUEST_ENTITY_TOO_LARGE if exc.reason == "too_large" else HTTPStatus.BAD_REQUEST
-            )
-            return status, str(exc).encode(), "text/plain"
-        spans = flatten(traces)
-        SPANS_RECEIVED.labels("otlp").inc(len(spans))
-        if spans:
-            deliver(Received(spans=spans, ack=NoAck(), source="otlp"))
-        if encoding is Encoding.OTLP_JSON:
-            return HTTPStatus.OK, b"{}", "application/json"
-        return HTTPStatus.OK, ExportTraceServiceResponse().SerializeToString(), "application/x-protobuf"
+            body = await _read_body(request, limit)
+        except ClientDisconnect:
+            return PlainTextResponse("client disconnected", 400)
+        if body is None:
+            return _error(ExportResult(Outcome.TOO_LARGE, message=f"body over {limit} bytes"), encoding)
+        result = await run_in_threadpool(
+            self._intake.export,
+            signal,
+            body,
+            encoding,
+            self._deliver,
+            request.headers.get("content-encoding"),
+        )
+        if result.outcome is not Outcome.ACCEPTED:
+            return _error(result, encoding)
+        return Response(serialize(result.response(signal), encoding), 200, media_type=_MEDIA_TYPES[encoding])
 
     def stop(self) -> None:
         """Answer 503 from now on, so exporters retry against another replica or later."""
@@ -116,8 +117,23 @@ class OtlpHttpReceiver:
 
     def shutdown(self, timeout_s: float = 10.0) -> None:
         self._accepting = False
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout_s)
+        self._server.shutdown(timeout_s)
+
+
+async def _read_body(request: Request, limit: int) -> bytes | None:
+    """The whole body (Content-Length or chunked), or None as soon as it grows past `limit`."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _error(result: ExportResult, encoding: Encoding | None) -> Response:
+    status = _HTTP_STATUS[result.outcome]
+    if encoding is None:
+        return PlainTextResponse(result.message, status)
+    return Response(serialize(result.status(), encoding), status, media_type=_MEDIA_TYPES[encoding])

@@ -20,6 +20,8 @@ def test_demo_runs_on_embedded_defaults_and_prints_scores() -> None:
             "10",
             "--otlp-port",
             "0",
+            "--otlp-grpc-port",
+            "0",
             "--metrics-port",
             "0",
         ],

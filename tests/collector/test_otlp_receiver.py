@@ -4,16 +4,23 @@ from __future__ import annotations
 
 import gzip
 import http.client
+import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
 
+from google.rpc.status_pb2 import Status
 from opentelemetry.exporter.otlp.proto.http import Compression
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+from opentelemetry.proto.trace.v1 import trace_pb2
 
 from collector.decode import decode, encode_json
+from collector.receivers import Received
+from collector.receivers.otlp_http import OtlpHttpConfig, OtlpHttpReceiver
 from tests.support.collector_runner import RunningCollector, wait_for
 from tests.support.otlp import post_traces
 from tests.support.process import free_port
@@ -68,6 +75,8 @@ def test_ragpulse_run_logs_records_and_serves_metrics() -> None:
             "run",
             "--otlp-port",
             str(otlp_port),
+            "--otlp-grpc-port",
+            "0",
             "--metrics-port",
             str(metrics_port),
             "--quiet-period",
@@ -101,3 +110,139 @@ def test_ragpulse_run_logs_records_and_serves_metrics() -> None:
     finally:
         process.send_signal(signal.SIGTERM)
         assert process.wait(30) == 0
+
+
+class RecordedDeadLetters:
+    """A DeadLetterSink that keeps (reason, detail, source) for the test to read."""
+
+    def __init__(self) -> None:
+        self.letters: list[tuple[str, str, str]] = []
+
+    def write(
+        self, reason: str, detail: str, payload: bytes, key: bytes | None = None, source: str = ""
+    ) -> None:
+        self.letters.append((reason, detail, source))
+
+    def close(self) -> None:
+        pass
+
+
+def _post_chunked(port: int, chunks: list[bytes], path: str = "/v1/traces") -> tuple[int, bytes]:
+    """POST with `Transfer-Encoding: chunked` and no Content-Length, as streaming clients send."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request(
+            "POST",
+            path,
+            body=iter(chunks),
+            headers={"Content-Type": "application/x-protobuf"},
+            encode_chunked=True,
+        )
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+def _raw_status(port: int, head: bytes) -> int:
+    """Send a hand-written request head (what http.client refuses to write) and read the status."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(head)
+        status_line = sock.makefile("rb").readline()
+    return int(status_line.split()[1])
+
+
+def test_chunked_body_reaches_records_and_is_bounded_while_read() -> None:
+    with RunningCollector(otlp_max_body_bytes=64 * 1024) as collector:
+        port = collector.service.receiver.port
+        body = encode(make_spans("openinference", RagCase(query="chunked question")))
+        pieces = [body[i : i + 700] for i in range(0, len(body), 700)]
+        assert len(pieces) > 1
+        assert _post_chunked(port, pieces) == (200, b"")
+        wait_for(lambda: len(collector.records) >= 1, 30, "the chunked trace's record")
+        assert collector.records[0]["query"] == "chunked question"
+        over = [b"\x0a" * 16 * 1024] * 5  # 80 KiB in chunks, never announced
+        status, answer = _post_chunked(port, over)
+        assert status == 413 and Status.FromString(answer).code == 8
+        assert _post_chunked(port, pieces)[0] == 200  # the server goes on
+
+
+def test_malformed_content_length_is_400() -> None:
+    receiver = OtlpHttpReceiver(OtlpHttpConfig(port=0), RecordedDeadLetters())
+    receiver.start(lambda received: None)
+    try:
+        for value in (b"-1", b"abc", b"1, 2"):
+            head = (
+                b"POST /v1/traces HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-protobuf\r\n"
+                b"Content-Length: " + value + b"\r\n\r\n"
+            )
+            assert _raw_status(receiver.port, head) == 400, value
+    finally:
+        receiver.shutdown()
+
+
+def _with_bad_ids(body: bytes) -> trace_pb2.TracesData:
+    """The trace plus two spans that cannot be assembled: a 3-byte trace id, an all-zero span id."""
+    traces = decode(body)
+    spans = traces.resource_spans[0].scope_spans[0].spans
+    spans.add(trace_id=b"\x01\x02\x03", span_id=b"\x01" * 8, name="short trace id")
+    spans.add(trace_id=b"\x02" * 16, span_id=b"\x00" * 8, name="zero span id")
+    return traces
+
+
+def test_partial_success_for_spans_with_invalid_ids() -> None:
+    batches: list[Received] = []
+    receiver = OtlpHttpReceiver(OtlpHttpConfig(port=0), RecordedDeadLetters())
+    receiver.start(batches.append)
+    try:
+        traces = _with_bad_ids(encode(make_spans("ragpulse")))
+        status, body = post_traces(receiver.port, traces.SerializeToString())
+        assert status == 200
+        partial = ExportTraceServiceResponse.FromString(body).partial_success
+        assert partial.rejected_spans == 2 and "invalid trace or span id" in partial.error_message
+        status, body = post_traces(receiver.port, encode_json(traces), "application/json")
+        assert status == 200
+        assert json.loads(body)["partialSuccess"]["rejectedSpans"] in ("2", 2)
+    finally:
+        receiver.shutdown()
+    assert [len(b.spans) for b in batches] == [1, 1]  # the valid span of each request went on
+
+
+def test_unexpected_error_is_500_dead_lettered_and_the_server_goes_on() -> None:
+    dead_letters = RecordedDeadLetters()
+    calls: list[Received] = []
+
+    def deliver(received: Received) -> None:
+        calls.append(received)
+        if len(calls) == 1:
+            raise RuntimeError("pipeline went away")
+
+    receiver = OtlpHttpReceiver(OtlpHttpConfig(port=0), dead_letters)
+    receiver.start(deliver)
+    try:
+        body = encode(make_spans("ragpulse"))
+        status, answer = post_traces(receiver.port, body)
+        assert status == 500 and Status.FromString(answer).code == 13
+        assert dead_letters.letters == [("internal_error", "RuntimeError: pipeline went away", "otlp")]
+        assert post_traces(receiver.port, body)[0] == 200
+        receiver.stop()
+        assert post_traces(receiver.port, body)[0] == 503
+    finally:
+        receiver.shutdown()
+    assert len(calls) == 2
+
+
+def test_other_paths_and_methods() -> None:
+    receiver = OtlpHttpReceiver(OtlpHttpConfig(port=0), RecordedDeadLetters())
+    receiver.start(lambda received: None)
+    try:
+        connection = http.client.HTTPConnection("127.0.0.1", receiver.port, timeout=10)
+        connection.request("GET", "/v1/logs")
+        response = connection.getresponse()
+        assert (response.status, bool(response.read())) == (405, True)
+        connection.request("POST", "/v1/metrics", body=b"", headers={"Content-Type": "application/json"})
+        response = connection.getresponse()
+        assert (response.status, bool(response.read())) == (404, True)
+        connection.close()
+    finally:
+        receiver.shutdown()

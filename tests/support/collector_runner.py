@@ -31,6 +31,7 @@ class RunningCollector:
         overrides = {
             "metrics_port": 0,
             "otlp_port": 0,
+            "otlp_grpc_port": 0,
             "log_records": True,
             "assembly.quiet_period_s": 0.3,
             **overrides,

@@ -41,6 +41,8 @@ class RagpulseProcess:
             str(self.metrics_port),
             "--otlp-port",
             str(self.otlp_port),
+            "--otlp-grpc-port",
+            "0",
             *args,
         ]
         self.env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}

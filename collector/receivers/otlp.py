@@ -1,0 +1,186 @@
+"""One OTLP export request (or Kafka record) of either signal, whatever transport carried it.
+
+The OTLP/HTTP and OTLP/gRPC receivers differ only in how the bytes arrive and how the outcome is
+spelled (HTTP status or gRPC code); decoding, dropping invalid items, counting, dead-lettering and
+the partial-success answer live here once, so both answer the same request the same way. The Kafka
+receiver uses `decode_batch` too: its records are the same messages.
+
+Validation follows the OTLP spec's partial success: a span whose trace or span id is not 16/8
+non-zero bytes cannot be assembled, so it is dropped and reported as rejected, while its siblings
+are kept. A log record without trace context is not an error, it is simply not used (only records
+linked to a span describe a RAG request); one with a malformed id is rejected.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from google.protobuf import json_format
+from google.protobuf.message import Message
+from google.rpc.status_pb2 import Status
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
+    ExportLogsPartialSuccess,
+    ExportLogsServiceResponse,
+)
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTracePartialSuccess,
+    ExportTraceServiceResponse,
+)
+
+from collector.deadletter import DeadLetterSink
+from collector.decode import DecodeError, Encoding, decode, decode_logs, decompress
+from collector.logs import RateLimitedLog
+from collector.metrics import LOG_RECORDS_RECEIVED, SPANS_RECEIVED
+from collector.offsets import NoAck
+from collector.receivers import Deliver, Received
+from collector.spans import LogEvent, Span, flatten, flatten_logs
+
+logger = logging.getLogger(__name__)
+
+_ZERO_TRACE_ID, _ZERO_SPAN_ID = "0" * 32, "0" * 16
+
+
+class Signal(StrEnum):
+    TRACES = "traces"
+    LOGS = "logs"
+
+
+@dataclass(slots=True)
+class Batch:
+    """What one payload holds that the pipeline can use, and how many items were rejected."""
+
+    spans: list[Span] = field(default_factory=list)
+    logs: list[LogEvent] = field(default_factory=list)
+    rejected: int = 0
+
+    def rejection_message(self, signal: Signal) -> str:
+        if not self.rejected:
+            return ""
+        items = "spans" if signal is Signal.TRACES else "log records"
+        return f"{items} with an invalid trace or span id dropped: {self.rejected}"
+
+
+def decode_batch(signal: Signal, payload: bytes, encoding: Encoding, max_bytes: int) -> Batch:
+    """Decode and validate one payload; raises `DecodeError` for bytes that are not that signal."""
+    if signal is Signal.TRACES:
+        spans = flatten(decode(payload, encoding, max_bytes))
+        valid = [s for s in spans if _valid_ids(s.trace_id, s.span_id) and _valid_parent(s.parent_span_id)]
+        return Batch(spans=valid, rejected=len(spans) - len(valid))
+    logs = flatten_logs(decode_logs(payload, encoding, max_bytes))
+    valid_logs = [log for log in logs if _valid_ids(log.trace_id, log.span_id)]
+    return Batch(logs=valid_logs, rejected=len(logs) - len(valid_logs))
+
+
+def _valid_ids(trace_id: str, span_id: str) -> bool:
+    lengths_ok = len(trace_id) == 32 and len(span_id) == 16
+    return lengths_ok and trace_id != _ZERO_TRACE_ID and span_id != _ZERO_SPAN_ID
+
+
+def _valid_parent(parent_span_id: str) -> bool:
+    return parent_span_id == "" or (len(parent_span_id) == 16 and parent_span_id != _ZERO_SPAN_ID)
+
+
+def count(batch: Batch, source: str) -> None:
+    if batch.spans:
+        SPANS_RECEIVED.labels(source).inc(len(batch.spans))
+    if batch.logs:
+        LOG_RECORDS_RECEIVED.labels(source).inc(len(batch.logs))
+
+
+def internal_error_detail(exc: BaseException) -> str:
+    """The dead-letter detail of an unexpected exception: its type and message, bounded."""
+    return f"{type(exc).__name__}: {exc}"[:300]
+
+
+def dead_letter_source(source: str, signal: Signal) -> str:
+    """The `ragpulse.source` header: a logs payload says so, since it decodes as another message."""
+    return source if signal is Signal.TRACES else f"{source}/logs"
+
+
+class Outcome(StrEnum):
+    ACCEPTED = "accepted"  # possibly with rejected items: a partial success
+    INVALID = "invalid"  # not retryable: HTTP 400, gRPC INVALID_ARGUMENT
+    TOO_LARGE = "too_large"  # HTTP 413, gRPC RESOURCE_EXHAUSTED
+    INTERNAL = "internal"  # a bug of ours: HTTP 500, gRPC INTERNAL
+    UNAVAILABLE = "unavailable"  # stopping, retry later or elsewhere: HTTP 503, gRPC UNAVAILABLE
+
+
+# google.rpc.Code numbers, for the Status body of an HTTP error (the OTLP/HTTP spec asks for one).
+_RPC_CODES = {Outcome.INVALID: 3, Outcome.TOO_LARGE: 8, Outcome.INTERNAL: 13, Outcome.UNAVAILABLE: 14}
+
+
+@dataclass(frozen=True, slots=True)
+class ExportResult:
+    outcome: Outcome
+    rejected: int = 0
+    message: str = ""
+
+    def response(self, signal: Signal) -> Message:
+        """The Export*ServiceResponse of an accepted request, `partial_success` set on rejections."""
+        if signal is Signal.TRACES:
+            traces = ExportTraceServiceResponse()
+            if self.rejected:
+                traces.partial_success.CopyFrom(
+                    ExportTracePartialSuccess(rejected_spans=self.rejected, error_message=self.message)
+                )
+            return traces
+        logs = ExportLogsServiceResponse()
+        if self.rejected:
+            logs.partial_success.CopyFrom(
+                ExportLogsPartialSuccess(rejected_log_records=self.rejected, error_message=self.message)
+            )
+        return logs
+
+    def status(self) -> Status:
+        return Status(code=_RPC_CODES.get(self.outcome, 0), message=self.message)
+
+
+def serialize(message: Message, encoding: Encoding) -> bytes:
+    """A response body in the request's encoding (OTLP/JSON for JSON requests)."""
+    if encoding is Encoding.OTLP_JSON:
+        return json.dumps(json_format.MessageToDict(message), separators=(",", ":")).encode()
+    return message.SerializeToString()
+
+
+class OtlpIntake:
+    """Turns one request body into spans/log events for the pipeline, or a dead letter."""
+
+    def __init__(self, source: str, dead_letters: DeadLetterSink, max_bytes: int) -> None:
+        self.source, self.max_bytes = source, max_bytes
+        self._dead_letters = dead_letters
+        self._error_log = RateLimitedLog(interval_s=10.0)
+
+    def export(
+        self,
+        signal: Signal,
+        payload: bytes,
+        encoding: Encoding,
+        deliver: Deliver,
+        content_encoding: str | None = None,
+    ) -> ExportResult:
+        """Never raises: anything unexpected is dead-lettered as `internal_error` and answered so."""
+        try:
+            body = decompress(payload, content_encoding, self.max_bytes)
+            batch = decode_batch(signal, body, encoding, self.max_bytes)
+            count(batch, self.source)
+            if batch.spans or batch.logs:
+                deliver(Received(spans=batch.spans, ack=NoAck(), source=self.source, logs=batch.logs))
+        except DecodeError as exc:
+            self._dead_letter(signal, exc.reason, exc.detail, payload)
+            outcome = Outcome.TOO_LARGE if exc.reason == "too_large" else Outcome.INVALID
+            return ExportResult(outcome, message=str(exc))
+        except Exception as exc:
+            detail = internal_error_detail(exc)
+            self._error_log.log(logger, exc, "%s %s request failed (%s)", self.source, signal, detail)
+            self._dead_letter(signal, "internal_error", detail, payload)
+            return ExportResult(Outcome.INTERNAL, message=detail)
+        return ExportResult(Outcome.ACCEPTED, batch.rejected, batch.rejection_message(signal))
+
+    def _dead_letter(self, signal: Signal, reason: str, detail: str, payload: bytes) -> None:
+        try:
+            self._dead_letters.write(reason, detail, payload, source=dead_letter_source(self.source, signal))
+        except Exception as exc:  # the client still gets its answer; the failure is logged
+            self._error_log.log(logger, exc, "dead letter from %s failed (%s)", self.source, exc)

@@ -1,0 +1,120 @@
+"""The embedded OTLP/gRPC receiver: TraceService/Export and LogsService/Export on :4317, as the Collector's.
+
+Status codes follow the OTLP spec: OK with an Export*ServiceResponse (`partial_success` filled when
+items were rejected), INVALID_ARGUMENT for a request that cannot be decoded (dead-lettered; not
+retryable), RESOURCE_EXHAUSTED over `max_body_bytes` (grpc enforces it on the received message,
+gzip included), UNAVAILABLE while stopping (retryable), INTERNAL for a bug of ours (dead-lettered).
+
+The methods are registered with no request deserializer: grpc would answer a message it cannot
+parse with INTERNAL, and the original bytes would be gone; decoding ourselves gives the spec's
+INVALID_ARGUMENT and a dead letter holding exactly what the client sent.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+import grpc
+from google.protobuf.message import Message
+from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
+from pydantic import BaseModel, Field
+
+from collector.deadletter import DeadLetterSink
+from collector.decode import Encoding
+from collector.receivers import Deliver
+from collector.receivers.otlp import OtlpIntake, Outcome, Signal
+
+logger = logging.getLogger(__name__)
+
+_SERVICES = {
+    Signal.TRACES: trace_service_pb2.DESCRIPTOR.services_by_name["TraceService"].full_name,
+    Signal.LOGS: logs_service_pb2.DESCRIPTOR.services_by_name["LogsService"].full_name,
+}
+_CODES = {
+    Outcome.INVALID: grpc.StatusCode.INVALID_ARGUMENT,
+    Outcome.TOO_LARGE: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    Outcome.INTERNAL: grpc.StatusCode.INTERNAL,
+    Outcome.UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
+}
+
+
+class OtlpGrpcConfig(BaseModel):
+    host: str = Field("127.0.0.1", description="Listen address; 0.0.0.0 to accept from other hosts.")
+    port: int = Field(4317, ge=0, le=65535)
+    max_body_bytes: int = Field(8 * 1024 * 1024, ge=1024, description="Largest (decompressed) message.")
+    workers: int = Field(8, ge=1, description="Requests decoded concurrently.")
+
+
+class OtlpGrpcReceiver:
+    name = "otlp_grpc"
+
+    def __init__(self, config: OtlpGrpcConfig, dead_letters: DeadLetterSink) -> None:
+        self.config = config
+        self._intake = OtlpIntake("otlp_grpc", dead_letters, config.max_body_bytes)
+        self._server: grpc.Server | None = None
+        self._port = config.port
+        self._deliver: Deliver | None = None
+        self._accepting = False
+
+    @property
+    def port(self) -> int:
+        return self._port
+
+    @property
+    def ready(self) -> bool:
+        return self._accepting
+
+    def start(self, deliver: Deliver) -> None:
+        self._deliver = deliver
+        server = grpc.server(
+            ThreadPoolExecutor(self.config.workers, thread_name_prefix="otlp-grpc"),
+            handlers=[self._service(signal) for signal in Signal],
+            options=[
+                ("grpc.max_receive_message_length", self.config.max_body_bytes),
+                ("grpc.so_reuseport", 0),  # a port already taken must fail, not be shared silently
+            ],
+        )
+        host = f"[{self.config.host}]" if ":" in self.config.host else self.config.host
+        try:
+            port = server.add_insecure_port(f"{host}:{self.config.port}")
+        except RuntimeError as exc:  # recent grpcio raises, older ones return 0
+            raise OSError(f"OTLP/gRPC cannot bind {host}:{self.config.port}: {exc}") from None
+        if port == 0:
+            raise OSError(f"OTLP/gRPC cannot bind {host}:{self.config.port}")
+        server.start()
+        self._server, self._port, self._accepting = server, port, True
+        logger.info("OTLP/gRPC receiver on %s:%d", self.config.host, port)
+
+    def _service(self, signal: Signal) -> grpc.GenericRpcHandler:
+        export = grpc.unary_unary_rpc_method_handler(
+            self._handler(signal),
+            request_deserializer=None,  # raw bytes: see the module docstring
+            response_serializer=lambda message: message.SerializeToString(),
+        )
+        return grpc.method_handlers_generic_handler(_SERVICES[signal], {"Export": export})
+
+    def _handler(self, signal: Signal) -> Callable[[bytes, grpc.ServicerContext], Message]:
+        def export(request: bytes, context: grpc.ServicerContext) -> Message:
+            if not self._accepting or self._deliver is None:
+                context.abort(grpc.StatusCode.UNAVAILABLE, "shutting down")
+            assert self._deliver is not None
+            result = self._intake.export(signal, request, Encoding.OTLP_PROTO, self._deliver)
+            if result.outcome is not Outcome.ACCEPTED:
+                context.abort(_CODES[result.outcome], result.message)
+            return result.response(signal)
+
+        return export
+
+    def stop(self) -> None:
+        """Answer UNAVAILABLE from now on, so exporters retry against another replica or later."""
+        self._accepting = False
+
+    def shutdown(self, timeout_s: float = 10.0) -> None:
+        """Refuse new calls, let calls in progress finish within `timeout_s`."""
+        self._accepting = False
+        if self._server is not None:
+            self._server.stop(grace=timeout_s).wait(timeout_s)
+            self._server = None

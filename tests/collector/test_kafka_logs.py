@@ -1,0 +1,116 @@
+"""The Kafka receiver on the real broker: the logs topic joins its spans; one bad record costs one record."""
+
+from __future__ import annotations
+
+import uuid
+
+from kafka import KafkaConsumer, KafkaProducer
+from kafka.structs import TopicPartition
+from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
+from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter
+
+from collector.deadletter import DETAIL_HEADER, REASON_HEADER, SOURCE_HEADER, KafkaDeadLetters
+from collector.receivers import Received
+from collector.receivers.kafka import KafkaConfig, KafkaReceiver
+from tests.support.collector_runner import wait_for
+from tests.support.genai_logs import QUESTION, assembled_spans, chat_with_message_logs, message_events
+from tests.support.rag_traces import Collect, encode, make_spans
+
+
+def _receiver(bootstrap: str, spans_topic: str, logs_topic: str) -> tuple[KafkaReceiver, KafkaConfig]:
+    config = KafkaConfig(
+        bootstrap_servers=bootstrap,
+        topic=spans_topic,
+        logs_topic=logs_topic,
+        group_id=f"group-{uuid.uuid4().hex[:8]}",
+        commit_interval_s=0.2,
+    )
+    return KafkaReceiver(config, KafkaDeadLetters(bootstrap, config.dlq_topic)), config
+
+
+def _committed(bootstrap: str, group_id: str, partitions: list[TopicPartition]) -> dict[TopicPartition, int]:
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group_id)
+    try:
+        return {tp: consumer.committed(tp) or 0 for tp in partitions}
+    finally:
+        consumer.close()
+
+
+def test_log_record_on_logs_topic_joins_its_span(kafka_bootstrap: str, kafka_topic) -> None:
+    """As the kafkaexporter writes them: spans and logs in two topics, same partitions, trace-id keys."""
+    spans_topic, logs_topic = kafka_topic(partitions=2), kafka_topic(partitions=2)
+    spans, records = Collect(), InMemoryLogRecordExporter()
+    trace_id, span_id = chat_with_message_logs(spans, records)
+    traced_records = [r for r in records.get_finished_logs() if r.log_record.trace_id]
+    producer = KafkaProducer(bootstrap_servers=kafka_bootstrap)
+    producer.send(logs_topic, key=trace_id.encode(), value=encode_logs(traced_records).SerializeToString())
+    producer.send(spans_topic, key=trace_id.encode(), value=encode(spans.spans))
+    producer.flush()
+    receiver, config = _receiver(kafka_bootstrap, spans_topic, logs_topic)
+    batches: list[Received] = []
+    receiver.start(batches.append)
+    try:
+        wait_for(lambda: sum(len(b.spans) + len(b.logs) for b in batches) == 3, 60, "span and two logs")
+        span = assembled_spans(batches)[span_id]
+        assert message_events(span)[0] == ("gen_ai.user.message", {"content": QUESTION})
+        assert [name for name, _ in message_events(span)] == ["gen_ai.user.message", "gen_ai.choice"]
+        wait_for(lambda: receiver.tracker.in_flight() == 0, 30, "both records done")
+    finally:
+        receiver.shutdown()
+    assert {b.source for b in batches} == {"kafka"}
+    partitions = [TopicPartition(t, p) for t in (spans_topic, logs_topic) for p in (0, 1)]
+    committed = {
+        tp: offset
+        for tp, offset in _committed(kafka_bootstrap, config.group_id, partitions).items()
+        if offset
+    }
+    assert sorted(committed.values()) == [1, 1]  # one record read and committed on each topic
+    assert {tp.topic for tp in committed} == {spans_topic, logs_topic}
+    assert len({tp.partition for tp in committed}) == 1  # same key, same partition count: same partition
+
+
+def test_unexpected_error_and_bad_logs_record_are_dead_lettered(kafka_bootstrap: str, kafka_topic) -> None:
+    spans_topic, logs_topic = kafka_topic(), kafka_topic()
+    producer = KafkaProducer(bootstrap_servers=kafka_bootstrap)
+    good = encode(make_spans("ragpulse"))
+    producer.send(spans_topic, good)  # its hand-over fails: dead-lettered as internal_error
+    producer.send(spans_topic, good)
+    producer.send(logs_topic, b"\x0a\xff\xff\xff\xff\x0f")
+    producer.flush()
+    receiver, config = _receiver(kafka_bootstrap, spans_topic, logs_topic)
+    batches: list[Received] = []
+
+    def deliver(received: Received) -> None:
+        if not batches:
+            batches.append(received)
+            raise RuntimeError("x" * 400)
+        batches.append(received)
+        received.ack.release()
+
+    receiver.start(deliver)
+    try:
+        wait_for(lambda: len(batches) == 2, 60, "the second record after the failing one")
+        consumer = KafkaConsumer(
+            config.dlq_topic,
+            bootstrap_servers=kafka_bootstrap,
+            auto_offset_reset="earliest",
+            consumer_timeout_ms=15_000,
+        )
+        letters = []
+        for message in consumer:
+            letters.append({k: v.decode() for k, v in message.headers})
+            if len(letters) == 2:
+                break
+        consumer.close()
+        wait_for(lambda: receiver.tracker.in_flight() == 0, 30, "every record done")
+    finally:
+        receiver.shutdown()
+    by_reason = {letter[REASON_HEADER]: letter for letter in letters}
+    assert by_reason.keys() == {"internal_error", "malformed_protobuf"}
+    assert by_reason["internal_error"][DETAIL_HEADER] == ("RuntimeError: " + "x" * 400)[:300]
+    assert by_reason["internal_error"][SOURCE_HEADER] == "kafka"
+    assert by_reason["malformed_protobuf"][SOURCE_HEADER] == "kafka/logs"
+    committed = _committed(
+        kafka_bootstrap, config.group_id, [TopicPartition(spans_topic, 0), TopicPartition(logs_topic, 0)]
+    )
+    assert committed == {TopicPartition(spans_topic, 0): 2, TopicPartition(logs_topic, 0): 1}
