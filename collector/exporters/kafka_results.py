@@ -65,6 +65,7 @@ def result_document(record: RagRecord, evaluation: Evaluation, evaluated_at: flo
         "service": record.service,
         "route": record.route,
         "model": record.model,
+        "conversation_id": record.conversation_id or None,
         "evaluated_at": rfc3339(evaluated_at),
         "ragpulse_version": __version__,
     }

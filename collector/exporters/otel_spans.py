@@ -146,11 +146,14 @@ class OtelSpanExporter:
             return
         parent = trace.set_span_in_context(NonRecordingSpan(anchor))
         end_ns = time.time_ns()
+        conversation = {"gen_ai.conversation.id": record.conversation_id} if record.conversation_id else {}
         for evaluation in evaluations:
-            self._export_one(evaluation, anchor, parent, end_ns)
+            self._export_one(evaluation, anchor, parent, end_ns, conversation)
 
-    def _export_one(self, evaluation: Evaluation, anchor: SpanContext, parent: Context, end_ns: int) -> None:
-        attributes = evaluation_attributes(evaluation, self.config.max_explanation_chars)
+    def _export_one(
+        self, evaluation: Evaluation, anchor: SpanContext, parent: Context, end_ns: int, extra: dict[str, str]
+    ) -> None:
+        attributes = {**evaluation_attributes(evaluation, self.config.max_explanation_chars), **extra}
         span = self._tracer.start_span(
             f"evaluation {evaluation.metric}",
             context=parent,
