@@ -128,6 +128,9 @@ def test_otel_collector_exports_otlp_proto_keyed_by_trace_id() -> None:
     assert kafka["traces"] == {"topic": "otlp_spans", "encoding": "otlp_proto"}
     assert kafka["partition_traces_by_id"] is True
     assert "kafka" in config["service"]["pipelines"]["traces"]["exporters"]
+    assert kafka["logs"] == {"topic": "otlp_logs", "encoding": "otlp_proto"}  # ragpulse's kafka.logs_topic
+    assert kafka["partition_logs_by_trace_id"] is True
+    assert "kafka" in config["service"]["pipelines"]["logs"]["exporters"]
 
 
 def test_dockerfile_copies_only_what_exists() -> None:
