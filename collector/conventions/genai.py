@@ -120,9 +120,7 @@ class GenAI:
         retrievers = [
             s
             for s in spans
-            if DOCUMENTS in s.attributes
-            or QUERY in s.attributes
-            or _operation(s) in _RETRIEVAL_OPERATIONS
+            if DOCUMENTS in s.attributes or QUERY in s.attributes or _operation(s) in _RETRIEVAL_OPERATIONS
         ]
         for span in outermost(retrievers):
             query = span.attributes.get(QUERY)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from collector.conventions.common import Found
 from collector.conventions.prompt_context import PromptContext, context_from_prompt
@@ -49,13 +50,23 @@ class Generation:
     model: str = ""
 
 
-@dataclass(slots=True)
 class Chain:
-    """An app-level span (chain, workflow, agent) with the question it got and the answer it gave."""
+    """An app-level span (chain, workflow, agent) with the question it got and the answer it gave.
 
-    span: Span
-    question: str | None
-    answer: str | None = None
+    Both are read only when asked for (a trace has many chain spans, and only the ones that enclose
+    a generation matter): `read(span, direction)` reads "input" or "output".
+    """
+
+    def __init__(self, span: Span, read: Callable[[Span, str], str | None]) -> None:
+        self.span, self._read = span, read
+
+    @cached_property
+    def question(self) -> str | None:
+        return self._read(self.span, "input")
+
+    @cached_property
+    def answer(self) -> str | None:
+        return self._read(self.span, "output")
 
 
 @dataclass(slots=True)
@@ -108,8 +119,10 @@ def _chain_level(
     shapes: TraceShapes, retrievals: list[Retrieval], question_for: Callable[[Span], str | None]
 ) -> list[Found]:
     """No LLM span (a custom generator, or the LLM not instrumented): the outermost chain's answer."""
+    if not retrievals:  # an index build or an embedding batch: do not read every chain's output
+        return []
     answered = [c for c in shapes.chains if c.answer and c.question]
-    if not answered or not retrievals:
+    if not answered:
         return []
     chain = min(answered, key=lambda c: (not c.span.is_root, c.span.start_ns))
     nodes = [node for r in retrievals for node in r.nodes]
@@ -120,16 +133,17 @@ def _chain_level(
 def _enclosing(
     chains: list[Chain], parents: dict[str, str], value: Callable[[Chain], str | None]
 ) -> Callable[[Span], str | None]:
-    """A reader of `value` on the outermost enclosing chain that has one."""
-    by_id = {c.span.span_id: v for c in chains if (v := value(c))}
+    """A reader of `value` on the outermost enclosing chain that has one (read lazily, outermost first)."""
+    by_id = {c.span.span_id: c for c in chains}
 
     def read(span: Span) -> str | None:
-        best, current, seen = None, span.parent_span_id, set()
+        enclosing, current, seen = [], span.parent_span_id, set()
         while current and current not in seen:
             seen.add(current)
-            best = by_id.get(current, best)
+            if current in by_id:
+                enclosing.append(by_id[current])
             current = parents.get(current, "")
-        return best
+        return next((v for chain in reversed(enclosing) if (v := value(chain))), None)
 
     return read
 

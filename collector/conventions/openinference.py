@@ -42,6 +42,10 @@ def _io(span: Span, direction: str, keys: Sequence[str]) -> str | None:
     return pick_text(raw, keys)
 
 
+def _chain_io(span: Span, direction: str) -> str | None:
+    return _io(span, direction, _QUESTION_KEYS if direction == "input" else _ANSWER_KEYS)
+
+
 def _documents(span: Span, prefix: str) -> list[RetrievedNode]:
     nodes = []
     for position, fields in indexed(span, prefix).items():
@@ -126,8 +130,5 @@ class OpenInference:
                 shapes.retrievals.append(Retrieval(span, query if isinstance(query, str) else None, nodes))
         shapes.retrievals = [r for r in shapes.retrievals if r.nodes] or shapes.retrievals
         shapes.generations = [_generation(s) for s in innermost(of_kind("LLM"), spans)]
-        shapes.chains = [
-            Chain(s, _io(s, "input", _QUESTION_KEYS), _io(s, "output", _ANSWER_KEYS))
-            for s in of_kind("CHAIN", "AGENT")
-        ]
+        shapes.chains = [Chain(s, _chain_io) for s in of_kind("CHAIN", "AGENT")]
         return shapes

@@ -42,6 +42,12 @@ _ANSWER_KEYS = ("answer", "output", "response", "result", "text", "content")
 _DOCUMENT_KEYS = ("documents", "nodes", "source_nodes", "outputs", "output")
 
 
+def _chain_io(span: Span, direction: str) -> str | None:
+    if direction == "input":
+        return pick_text(span.attributes.get(INPUT), _QUESTION_KEYS)
+    return pick_text(span.attributes.get(OUTPUT), _ANSWER_KEYS)
+
+
 def _documents(span: Span) -> list[RetrievedNode]:
     output = loads_lenient(span.attributes.get(OUTPUT))
     if isinstance(output, dict):
@@ -100,13 +106,5 @@ class OpenLLMetry:
             query = pick_text(span.attributes.get(INPUT), _QUESTION_KEYS)
             shapes.retrievals.append(Retrieval(span, query, found[span.span_id]))
         shapes.generations = [_generation(s) for s in innermost([s for s in spans if _is_llm(s)], spans)]
-        shapes.chains = [
-            Chain(
-                s,
-                pick_text(s.attributes.get(INPUT), _QUESTION_KEYS),
-                pick_text(s.attributes.get(OUTPUT), _ANSWER_KEYS),
-            )
-            for s in entities
-            if not _is_retriever(s) and not _is_llm(s)
-        ]
+        shapes.chains = [Chain(s, _chain_io) for s in entities if not _is_retriever(s) and not _is_llm(s)]
         return shapes
