@@ -91,7 +91,8 @@ def main() -> None:
         rate = spans / cpu_s
         mean_bytes = sum(map(len, records)) / len(records)
         print(
-            f"{name}: records: {len(records)} ({mean_bytes:,.0f} bytes each), spans: {spans}, RagRecords: {extracted}"
+            f"{name}: records: {len(records)} ({mean_bytes:,.0f} bytes each), spans: {spans}, "
+            f"RagRecords: {extracted}"
         )
         print(
             f"  decode+assemble+extract: {rate:,.0f} spans/s per core ({cpu_s:.2f} s CPU), "
