@@ -79,32 +79,32 @@ class TraceAssembler:
         return self._span_count
 
     def add(self, spans: Iterable[Span], ack: Ack, now: float, logs: Iterable[LogEvent] = ()) -> None:
-        """Buffer spans and log events; `ack` is held once for every distinct trace they belong to."""
-        touched: set[str] = set()
+        """Buffer spans and log events; every trace (or part of one) they join holds `ack` once more."""
+        held: dict[int, _Pending] = {}  # the entries holding `ack` for this call (kept: ids stay unique)
         for span in spans:
-            pending = self._pending_for(span.trace_id, ack, now, touched)
+            pending = self._pending_for(span.trace_id, ack, now, held)
             pending.spans.append(span)
             pending.has_root = pending.has_root or span.is_root
             self._span_count += 1
             if len(pending.spans) >= self.config.max_spans_per_trace:
                 self._close(span.trace_id, "max_spans")
-                touched.discard(span.trace_id)  # the rest of the trace is a new part: it holds the record too
         for log in logs:  # counted as spans for the memory bound: a log record is about as large
-            pending = self._pending_for(log.trace_id, ack, now, touched)
+            pending = self._pending_for(log.trace_id, ack, now, held)
             pending.logs.append(log)
             self._span_count += 1
             if len(pending.spans) + len(pending.logs) >= self.config.max_spans_per_trace:
                 self._close(log.trace_id, "max_spans")
-                touched.discard(log.trace_id)
 
-    def _pending_for(self, trace_id: str, ack: Ack, now: float, touched: set[str]) -> _Pending:
+    def _pending_for(self, trace_id: str, ack: Ack, now: float, held: dict[int, _Pending]) -> _Pending:
         pending = self._pending.get(trace_id)
         if pending is None:
             self._make_room(now)
             pending = self._pending[trace_id] = _Pending(first_seen=now)
         pending.last_seen = now
-        if trace_id not in touched:
-            touched.add(trace_id)
+        # Held per pending entry, not per trace id: a trace closed (max_spans) or evicted in the middle
+        # of this batch continues in a new entry, which must hold the record as well.
+        if id(pending) not in held:
+            held[id(pending)] = pending
             ack.hold()
             pending.acks.append(ack)
         return pending

@@ -1,4 +1,4 @@
-"""`ragpulse` command line: run, demo, eval, replay, check-config."""
+"""`ragpulse` command line: run, demo, eval, replay, check-config, inspect."""
 
 from __future__ import annotations
 
@@ -111,6 +111,21 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(_load(args), args.duration, args.rate)
 
 
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from collector.inspect import main as inspect_main
+
+    return inspect_main(args)
+
+
+def _inspect_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="*", type=Path, metavar="FILE", help="OTLP protobuf, JSON, JSON lines")
+    parser.add_argument("--listen", type=float, metavar="SECONDS", help="receive OTLP for SECONDS instead")
+    parser.add_argument("--json", action="store_true", help="one JSON object per trace")
+    parser.add_argument("--config", type=Path, help="YAML config file (extraction and receiver settings)")
+    parser.add_argument("--otlp-port", dest="otlp_port", type=int, help="--listen: OTLP/HTTP port")
+    parser.add_argument("--otlp-grpc-port", dest="otlp_grpc_port", type=int, help="--listen: OTLP/gRPC port")
+
+
 def cmd_eval(argv: list[str]) -> int:
     from evaluators.cli import main as eval_main
 
@@ -145,6 +160,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     replay.add_argument("--to", dest="end", default="now", help="ISO 8601 end (default: now)")
     replay.set_defaults(handler=cmd_replay)
+    inspect = commands.add_parser(
+        "inspect", help="show what ragpulse extracts from OTLP files (or from what arrives for SECONDS)"
+    )
+    _inspect_args(inspect)
+    inspect.set_defaults(handler=cmd_inspect)
     commands.add_parser("eval", help="batch-evaluate a JSONL/JSON/CSV file of test cases (see eval --help)")
     args = parser.parse_args(argv)
     logging.basicConfig(

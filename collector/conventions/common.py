@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -178,9 +179,13 @@ def _score(item: dict[str, Any], position: int, span: Span, key: str) -> float |
     score = item.get("score")
     if score is None:
         return None
-    if isinstance(score, bool) or not isinstance(score, int | float) or score != score:
+    try:
+        value = float(score) if isinstance(score, int | float) and not isinstance(score, bool) else math.nan
+    except OverflowError:  # an integer beyond float range
+        value = math.nan
+    if not math.isfinite(value):  # NaN and infinities would reach JSON results and labels as non-numbers
         raise ExtractionError("wrong_type", f"{key}[{position}].score on span {span.span_id} is not a number")
-    return float(score)
+    return value
 
 
 def nodes_from_json(span: Span, key: str) -> list[RetrievedNode] | None:

@@ -84,8 +84,8 @@ class OtlpGrpcReceiver:
             raise OSError(f"OTLP/gRPC cannot bind {host}:{self.config.port}: {exc}") from None
         if port == 0:
             raise OSError(f"OTLP/gRPC cannot bind {host}:{self.config.port}")
+        self._server, self._port, self._accepting = server, port, True  # before the first call can arrive
         server.start()
-        self._server, self._port, self._accepting = server, port, True
         logger.info("OTLP/gRPC receiver on %s:%d", self.config.host, port)
 
     def _service(self, signal: Signal) -> grpc.GenericRpcHandler:

@@ -70,8 +70,12 @@ class OtlpHttpReceiver:
 
     def start(self, deliver: Deliver) -> None:
         self._deliver = deliver
-        self._server.start()
-        self._accepting = True
+        self._accepting = True  # before the socket is bound: a request that gets in is taken, not 503
+        try:
+            self._server.start()
+        except BaseException:
+            self._accepting = False
+            raise
         logger.info("OTLP/HTTP receiver on http://%s:%d (/v1/traces, /v1/logs)", self.config.host, self.port)
 
     def _endpoint(self, signal: Signal) -> Callable[[Request], Awaitable[Response]]:
