@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import http.client
 import json
 import socket
 import subprocess
@@ -18,7 +17,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan
 
 from collector.decode import decode, decode_logs, encode_json
-from tests.support.otlp import post_traces
+from tests.support.otlp import post_logs, post_traces
 from tests.support.process import free_port
 from tests.support.rag_traces import Collect, RagCase, make_spans, provider
 
@@ -206,7 +205,7 @@ def test_listen_reports_what_arrived(tmp_path: Path) -> None:
         spans = make_spans("openinference")
         chat, logs = chat_with_message_logs()
         assert post_traces(port, encode_spans(spans + chat).SerializeToString())[0] == 200
-        assert post_logs(port, logs) == 200
+        assert post_logs(port, logs)[0] == 200
         stdout, stderr = process.communicate(timeout=60)
     finally:
         if process.poll() is None:
@@ -219,12 +218,3 @@ def test_listen_reports_what_arrived(tmp_path: Path) -> None:
         and reports[trace_id(spans)]["spans"] == 3
     )
     assert reports[trace_id(chat)]["log_events"] == 3 and reports[trace_id(chat)]["conventions"] == ["gen_ai"]
-
-
-def post_logs(port: int, body: bytes) -> int:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    try:
-        connection.request("POST", "/v1/logs", body=body, headers={"Content-Type": "application/x-protobuf"})
-        return connection.getresponse().status
-    finally:
-        connection.close()

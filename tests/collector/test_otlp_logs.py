@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import http.client
 
 from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
 from opentelemetry.exporter.otlp.proto.http import Compression
@@ -20,18 +19,8 @@ from collector.receivers.otlp_http import OtlpHttpConfig, OtlpHttpReceiver
 from collector.spans import flatten
 from tests.collector.test_otlp_receiver import RecordedDeadLetters
 from tests.support.genai_logs import ANSWER, QUESTION, assembled_spans, chat_with_message_logs, message_events
+from tests.support.otlp import post_logs
 from tests.support.rag_traces import Collect, encode
-
-
-def _post_logs(port: int, body: bytes, content_type: str, encoding: str | None = None) -> tuple[int, bytes]:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    headers = {"Content-Type": content_type, **({"Content-Encoding": encoding} if encoding else {})}
-    try:
-        connection.request("POST", "/v1/logs", body=body, headers=headers)
-        response = connection.getresponse()
-        return response.status, response.read()
-    finally:
-        connection.close()
 
 
 class _Receiver:
@@ -80,14 +69,14 @@ def test_json_logs_and_error_answers() -> None:
     request = encode_logs(records.get_finished_logs())
     with _Receiver() as otlp:
         port = otlp.receiver.port
-        assert _post_logs(port, encode_json(request), "application/json") == (200, b"{}")
+        assert post_logs(port, encode_json(request), "application/json") == (200, b"{}")
         compressed = gzip.compress(request.SerializeToString())
-        assert _post_logs(port, compressed, "application/x-protobuf", "gzip")[0] == 200
-        assert _post_logs(port, b"\x0a\xff\xff\xff\xff\x0f", "application/x-protobuf")[0] == 400
-        assert _post_logs(port, b"logs", "text/plain")[0] == 415
+        assert post_logs(port, compressed, "application/x-protobuf", "gzip")[0] == 200
+        assert post_logs(port, b"\x0a\xff\xff\xff\xff\x0f", "application/x-protobuf")[0] == 400
+        assert post_logs(port, b"logs", "text/plain")[0] == 415
         bad = encode_logs(records.get_finished_logs())
         bad.resource_logs[0].scope_logs[0].log_records[1].trace_id = b"\x01\x02"  # the user message
-        status, body = _post_logs(port, bad.SerializeToString(), "application/x-protobuf")
+        status, body = post_logs(port, bad.SerializeToString(), "application/x-protobuf")
     assert status == 200
     partial = ExportLogsServiceResponse.FromString(body).partial_success
     assert partial.rejected_log_records == 1 and "invalid trace or span id" in partial.error_message
