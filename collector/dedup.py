@@ -6,6 +6,12 @@ from __future__ import annotations
 from collections import OrderedDict
 
 
+def evaluation_key(trace_id: str, span_id: str, metric: str) -> tuple[str, str]:
+    """What one evaluation is about: a metric of one generation (its anchor span), not of a whole trace,
+    since an agentic trace holds several generations, each scored by the same metrics."""
+    return f"{trace_id}/{span_id}", metric
+
+
 class RecentKeys:
     """A bounded, time-windowed set: `seen(key, now)` is True when `key` was added within `ttl_s`."""
 

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 from collector.assemble import AssembledTrace, TraceAssembler
 from collector.conventions import ExtractionConfig, ExtractionError, extract
 from collector.deadletter import DeadLetterSink
-from collector.dedup import RecentKeys
+from collector.dedup import RecentKeys, evaluation_key
 from collector.exporters import EvaluationExporter
 from collector.logs import RateLimitedLog
 from collector.metrics import ASSEMBLY_TRACES, DROPPED, END_TO_END, QUEUE_DEPTH, SAMPLING_DECISIONS, TRACES
@@ -104,7 +104,7 @@ class Pipeline:
         already_evaluated: Iterable[tuple[str, str]] = (),
         extraction: ExtractionConfig | None = None,
     ) -> None:
-        """`already_evaluated`: (trace id, metric) pairs known to be scored, e.g. read back at start."""
+        """`already_evaluated`: `evaluation_key`s known to be scored, e.g. read back at start."""
         self.config = config or EvaluationConfig()
         self.receivers, self.assembler, self.dead_letters = list(receivers), assembler, dead_letters
         self.sampler, self.evaluator, self.exporters = sampler, evaluator, list(exporters)
@@ -239,7 +239,12 @@ class Pipeline:
     async def _evaluate(self, job: _Job) -> None:
         assert self.evaluator is not None and self.sampler is not None
         now = time.monotonic()
-        metrics = [m for m in job.metrics if not self._recent.seen((job.record.trace_id, m), now)]
+        record = job.record
+        metrics = [
+            m
+            for m in job.metrics
+            if not self._recent.seen(evaluation_key(record.trace_id, record.anchor_span_id, m), now)
+        ]
         if not metrics:
             DROPPED.labels("duplicate").inc()
             return
@@ -251,7 +256,9 @@ class Pipeline:
             except Exception as exc:
                 self._error_log.log(logger, exc, "exporter %s failed (%s)", type(exporter).__name__, exc)
         for evaluation in evaluations:
-            self._recent.add((job.record.trace_id, evaluation.metric), time.monotonic())
+            self._recent.add(
+                evaluation_key(record.trace_id, record.anchor_span_id, evaluation.metric), time.monotonic()
+            )
         if job.record.end_time_unix_nano:
             END_TO_END.observe(max(0.0, time.time() - job.record.end_time_unix_nano / 1e9))
 

@@ -21,6 +21,7 @@ from kafka.structs import TopicPartition
 from pydantic import BaseModel, Field
 
 from collector import __version__
+from collector.dedup import evaluation_key
 from collector.kafka_options import security_options
 from collector.metrics import EXPORT_ERRORS
 from collector.offsets import offsets_at
@@ -158,7 +159,11 @@ def recent_results(
                 for message in batch:
                     try:
                         document = json.loads(message.value)
-                        keys.append((str(document["trace_id"]), str(document["metric"])))
+                        keys.append(
+                            evaluation_key(
+                                str(document["trace_id"]), str(document["span_id"]), str(document["metric"])
+                            )
+                        )
                     except (ValueError, KeyError, TypeError):
                         continue  # not ours, or not JSON: nothing to suppress
     except KafkaError as exc:

@@ -194,3 +194,35 @@ def test_genai_semconv_documents_with_ids_and_scores_only() -> None:
             )
     (record,) = _records(collect)
     assert [(n.id, n.text, n.score) for n in record.nodes] == [("kb-1", "", 0.8)]
+
+
+def test_every_generation_of_an_agentic_trace_is_scored_not_taken_for_a_duplicate() -> None:
+    """Duplicates are suppressed per generation (trace, anchor span, metric), not per trace."""
+    from collector.metrics import DROPPED, EVALUATIONS
+    from tests.support.collector_runner import RunningCollector, wait_for
+    from tests.support.otlp import post_traces
+
+    collect = Collect()
+    tracer = provider(collect, service="agentic-app").get_tracer("openinference.instrumentation.langchain")
+    with tracer.start_as_current_span("agent") as agent:
+        agent.set_attributes(
+            {"openinference.span.kind": "AGENT", "input.value": "Refunds for plans A and B?"}
+        )
+        _retriever(tracer, "plan A", [("a1", "Plan A refunds within 30 days.")])
+        _llm(tracer, "Plan A refunds within 30 days.", "Plan A refunds within 30 days.")
+        _retriever(tracer, "plan B", [("b1", "Plan B refunds within 14 days.")])
+        _llm(tracer, "Plan B refunds within 14 days.", "Plan B refunds within 14 days.")
+
+    def scored() -> float:
+        return sum(
+            EVALUATIONS.labels("faithfulness", "agentic-app", "unknown", outcome)._value.get()
+            for outcome in ("passed", "failed", "error", "unmeasured")
+        )
+
+    before, duplicates = scored(), DROPPED.labels("duplicate")._value.get()
+    # One worker: the two records are evaluated one after the other, the second after the first's keys
+    # were recorded (with several workers a per-trace key could slip through by racing).
+    with RunningCollector(evaluate=True, **{"evaluation.workers": 1}) as collector:
+        assert post_traces(collector.service.receiver.port, encode(collect.spans))[0] == 200
+        wait_for(lambda: scored() - before == 2, 60, "both generations scored")
+    assert DROPPED.labels("duplicate")._value.get() == duplicates
