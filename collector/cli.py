@@ -177,6 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ValidationError, FileNotFoundError) as exc:
         print(f"ragpulse: configuration error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # e.g. a port already taken: the message names it and the setting that moves it
+        print(f"ragpulse: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -75,6 +75,8 @@ def run_demo(settings: Settings, duration: float | None, rate: float) -> int:
         stop = asyncio.Event()
         runner = asyncio.create_task(serve(service, stop))
         while not service.pipeline.ready:
+            if runner.done():  # the sidecar could not start (e.g. a port is taken): say why, do not wait
+                await runner
             await asyncio.sleep(0.05)
         endpoint = f"http://{settings.otlp_host}:{service.receiver.port}/v1/traces"  # type: ignore[attr-defined]
         print(f"ragpulse demo: receiving OTLP on {endpoint}")

@@ -38,9 +38,20 @@ class _Server(uvicorn.Server):
         yield
 
 
+class PortUnavailable(OSError):
+    """A port that cannot be bound; the message is one line naming the port and the setting that moves it."""
+
+    def __init__(self, what: str, host: str, port: int, setting: str, cause: object) -> None:
+        reason = getattr(cause, "strerror", None) or str(cause)
+        super().__init__(
+            f"cannot listen on {host}:{port} for {what} ({reason}); choose another port with {setting}"
+        )
+
+
 class HttpServer:
-    def __init__(self, app: ASGIApp, host: str, port: int, name: str) -> None:
-        self.host, self.name = host, name
+    def __init__(self, app: ASGIApp, host: str, port: int, name: str, setting: str) -> None:
+        """`setting`: how a user moves this port (named when it is taken)."""
+        self.host, self.name, self.setting = host, name, setting
         self._port = port
         self._config = uvicorn.Config(
             app,
@@ -67,7 +78,10 @@ class HttpServer:
     def start(self) -> None:
         """Bind, serve from a new thread, and return once uvicorn accepts connections."""
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        self._socket = socket.create_server((self.host, self._port), family=family)
+        try:
+            self._socket = socket.create_server((self.host, self._port), family=family)
+        except OSError as exc:
+            raise PortUnavailable(self.name, self.host, self._port, self.setting, exc) from None
         self._port = self._socket.getsockname()[1]
         self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
         self._thread.start()

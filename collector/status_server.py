@@ -28,7 +28,13 @@ class StatusServer:
             Route("/healthz", self._healthz, methods=["GET"]),
             Route("/readyz", self._readyz, methods=["GET"]),
         ]
-        self._server = HttpServer(Starlette(routes=routes), host, port, name="status-http")
+        self._server = HttpServer(
+            Starlette(routes=routes),
+            host,
+            port,
+            name="/metrics",
+            setting="--metrics-port (RAGPULSE_METRICS_PORT)",
+        )
 
     @property
     def port(self) -> int:

@@ -24,10 +24,12 @@ from pydantic import BaseModel, Field
 
 from collector.deadletter import DeadLetterSink
 from collector.decode import Encoding
+from collector.http_server import PortUnavailable
 from collector.receivers import Deliver
 from collector.receivers.otlp import OtlpIntake, Outcome, Signal
 
 logger = logging.getLogger(__name__)
+_SETTING = "--otlp-grpc-port (RAGPULSE_OTLP_GRPC_PORT; -1 turns it off)"
 
 _SERVICES = {
     Signal.TRACES: trace_service_pb2.DESCRIPTOR.services_by_name["TraceService"].full_name,
@@ -81,9 +83,9 @@ class OtlpGrpcReceiver:
         try:
             port = server.add_insecure_port(f"{host}:{self.config.port}")
         except RuntimeError as exc:  # recent grpcio raises, older ones return 0
-            raise OSError(f"OTLP/gRPC cannot bind {host}:{self.config.port}: {exc}") from None
+            raise PortUnavailable("OTLP/gRPC", host, self.config.port, _SETTING, exc) from None
         if port == 0:
-            raise OSError(f"OTLP/gRPC cannot bind {host}:{self.config.port}")
+            raise PortUnavailable("OTLP/gRPC", host, self.config.port, _SETTING, "address already in use")
         self._server, self._port, self._accepting = server, port, True  # before the first call can arrive
         server.start()
         logger.info("OTLP/gRPC receiver on %s:%d", self.config.host, port)

@@ -58,7 +58,13 @@ class OtlpHttpReceiver:
             Route("/v1/traces", self._endpoint(Signal.TRACES), methods=["POST"]),
             Route("/v1/logs", self._endpoint(Signal.LOGS), methods=["POST"]),
         ]
-        self._server = HttpServer(Starlette(routes=routes), config.host, config.port, name="otlp-http")
+        self._server = HttpServer(
+            Starlette(routes=routes),
+            config.host,
+            config.port,
+            name="OTLP/HTTP",
+            setting="--otlp-port (RAGPULSE_OTLP_PORT)",
+        )
 
     @property
     def port(self) -> int:
