@@ -38,6 +38,6 @@ echo "setup: npm packages for dashboard validation"
 bash grafana/validate/install.sh
 
 command -v go >/dev/null || apt_install golang-go
-echo "setup: helm (built from its Go module once, about 2 minutes cold)"
+echo "setup: helm (built from its Go module once, about 2 minutes cold; fetches Go 1.26 when go is older)"
 bash deploy/tools/install-helm.sh >/dev/null
 echo "setup: done"
