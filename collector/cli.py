@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import sys
 from datetime import UTC, datetime
@@ -67,8 +68,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_check_config(args: argparse.Namespace) -> int:
+    from collector.settings_summary import masked, summary_lines
+
     settings = _load(args)
-    print(settings.model_dump_json(indent=2))  # SecretStr fields print as '**********'
+    print("ragpulse: the configuration is valid; what will run:")
+    for line in summary_lines(settings):
+        print(f"  {line}")
+    print("effective settings (secrets masked):")
+    print(json.dumps(masked(settings), indent=2))
     return 0
 
 

@@ -1,0 +1,107 @@
+"""What `ragpulse check-config` says before the settings dump: which judge and source will run, and why.
+
+A first-time user reads `"judge": {"base_url": null, ...}` and cannot tell that the offline judge is
+the one that runs; these lines say it in words, with the setting that changes each choice. URLs are
+shown without credentials.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from collector.config import Settings
+
+
+def without_credentials(url: str) -> str:
+    """`https://user:secret@host/v1` -> `https://host/v1`: URLs are printed, credentials never."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+_SECRET_KEY = re.compile(r"(?i)(password|secret|token|api_key|credential)")
+
+
+def masked(settings: Settings) -> dict[str, Any]:
+    """The effective settings as JSON data with every secret masked: SecretStr fields, secret-looking keys
+    in the pass-through client options (e.g. `sasl_plain_password`), and credentials in URLs."""
+    return _mask(settings.model_dump(mode="json"))
+
+
+def _mask(value: Any, key: str = "") -> Any:
+    if isinstance(value, dict):
+        return {k: _mask(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_mask(v, key) for v in value]
+    if isinstance(value, str) and value and _SECRET_KEY.search(key):
+        return "**********"
+    if isinstance(value, str) and "://" in value:
+        return without_credentials(value)
+    return value
+
+
+def judge_line(settings: Settings) -> str:
+    judge = settings.judge
+    if judge.base_url is None:
+        return (
+            "offline (no judge.base_url is set; an LLM judge needs --judge-base-url or "
+            "RAGPULSE_JUDGE__BASE_URL, and a key in RAGPULSE_JUDGE__API_KEY, OPENAI_API_KEY or "
+            "judge.api_key_file)"
+        )
+    if judge.api_key is not None:
+        key = "key from judge.api_key / RAGPULSE_JUDGE__API_KEY"
+    elif judge.api_key_file is not None:
+        found = "present" if judge.api_key_file.is_file() else "MISSING"
+        key = f"key from judge.api_key_file {judge.api_key_file} ({found})"
+    elif os.environ.get("OPENAI_API_KEY"):
+        key = "key from OPENAI_API_KEY"
+    else:
+        key = "no key: set RAGPULSE_JUDGE__API_KEY, OPENAI_API_KEY or judge.api_key_file (unless local)"
+    mode = (
+        f"cascade: offline first, the LLM when the offline score is in {list(judge.cascade_band)}"
+        if judge.cascade
+        else "every evaluation"
+    )
+    return f"OpenAI-compatible {judge.model} at {without_credentials(judge.base_url)} ({mode}; {key})"
+
+
+def summary_lines(settings: Settings) -> list[str]:
+    kafka, sampling = settings.kafka, settings.sampling
+    if kafka.bootstrap_servers:
+        logs = f" and {kafka.logs_topic}" if kafka.logs_topic else ""
+        source = (
+            f"Kafka {kafka.bootstrap_servers}, topic {kafka.topic}{logs}, group {kafka.group_id} "
+            f"(dead letters to {kafka.dlq_topic})"
+        )
+    else:
+        grpc = "off" if settings.otlp_grpc_port < 0 else f"{settings.otlp_host}:{settings.otlp_grpc_port}"
+        source = (
+            f"embedded OTLP receivers: gRPC {grpc}, HTTP {settings.otlp_host}:{settings.otlp_port} "
+            "(no kafka.bootstrap_servers is set)"
+        )
+    spans = (
+        f"evaluation spans to {without_credentials(settings.otel_export.endpoint)}"
+        if settings.otel_export.endpoint
+        else "no evaluation spans (otel_export.endpoint unset)"
+    )
+    results = (
+        f"results topic {settings.results.topic}"
+        if settings.results.bootstrap_servers
+        else "no results topic"
+    )
+    rate = "every trace" if sampling.rate >= 1.0 else f"{sampling.rate:.0%} of traces"
+    return [
+        f"judge:     {judge_line(settings)}",
+        f"source:    {source}",
+        f"metrics:   http://{settings.metrics_host}:{settings.metrics_port}/metrics (also /healthz, /readyz)",
+        f"sampling:  {rate}; metrics {', '.join(sampling.metrics)}"
+        f" (+ {', '.join(sampling.reference_metrics)} when a trace carries an expected output)",
+        f"exporters: Prometheus; {spans}; {results}",
+        f"assembly:  a trace closes {settings.assembly.quiet_period_s:g} s after its root span ended",
+    ]

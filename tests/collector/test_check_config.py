@@ -1,0 +1,49 @@
+"""`ragpulse check-config` as a user runs it: says which judge and source will run, and leaks no secret."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+
+def check_config(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("RAGPULSE_") and k != "OPENAI_API_KEY"}
+    return subprocess.run(
+        [sys.executable, "-m", "collector.cli", "check-config", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**clean, **env},
+    )
+
+
+def test_defaults_say_the_offline_judge_and_the_embedded_receivers_run() -> None:
+    result = check_config()
+    assert result.returncode == 0, result.stderr
+    head = result.stdout.split("effective settings")[0]
+    assert "judge:     offline (no judge.base_url is set" in head and "--judge-base-url" in head
+    assert "gRPC 127.0.0.1:4317, HTTP 127.0.0.1:4318" in head
+    assert "http://127.0.0.1:9464/metrics" in head
+    assert "every trace; metrics faithfulness" in head
+
+
+def test_an_llm_judge_and_kafka_are_described_and_no_secret_is_printed() -> None:
+    result = check_config(
+        "--kafka-bootstrap",
+        "kafka:9092",
+        RAGPULSE_JUDGE__BASE_URL="https://judge-user:url-secret@llm.example/v1",
+        RAGPULSE_JUDGE__API_KEY="sk-not-for-printing",
+        RAGPULSE_KAFKA__OPTIONS=json.dumps(
+            {"sasl_plain_password": "sasl-secret", "security_protocol": "SASL_SSL"}
+        ),
+    )
+    assert result.returncode == 0, result.stderr
+    for secret in ("url-secret", "judge-user", "sk-not-for-printing", "sasl-secret"):
+        assert secret not in result.stdout + result.stderr
+    assert "OpenAI-compatible gpt-4o-mini at https://llm.example/v1" in result.stdout
+    assert "Kafka kafka:9092, topic otlp_spans and otlp_logs" in result.stdout
+    settings = json.loads(result.stdout.split("effective settings (secrets masked):\n", 1)[1])
+    assert settings["kafka"]["options"]["security_protocol"] == "SASL_SSL"
+    assert settings["judge"]["api_key"] == settings["kafka"]["options"]["sasl_plain_password"] == "**********"
