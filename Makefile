@@ -1,6 +1,7 @@
 # The two commands a new user needs (see README); both work on a stock Debian python (PEP 668):
 # they create and use the virtualenv .venv (scripts/venv.sh).
-#   make demo   install ragpulse and run it on embedded defaults (no Kafka, no API key)
+#   make demo   install ragpulse and run it on embedded defaults (no Kafka, no API key);
+#               DEMO_ARGS="--duration 30" passes flags to `ragpulse demo`
 #   make test   install everything the tests need (pip, apt, Maven, npm, the instrumentation venv) and
 #               run the whole suite
 ifndef PYTHON
@@ -14,7 +15,7 @@ setup:
 
 demo:
 	$(PYTHON) -m pip install -q --disable-pip-version-check -e .
-	$(PYTHON) -m collector.cli demo
+	$(PYTHON) -m collector.cli demo $(DEMO_ARGS)
 
 test: setup
 	$(PYTHON) -m ruff check .
