@@ -8,6 +8,7 @@ facts, some off-topic. Prints where to look and a live line of scores per metric
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import threading
 import time
@@ -22,7 +23,7 @@ from collector.config import Settings
 from collector.demo_corpus import TOPICS
 from collector.metrics import EVALUATION_SCORE
 from collector.sdk import record_rag
-from collector.service import build, serve
+from collector.service import build, on_signals, serve
 
 KINDS = (("grounded", 0.7), ("invented", 0.2), ("off_topic", 0.1))
 
@@ -72,8 +73,9 @@ def run_demo(settings: Settings, duration: float | None, rate: float) -> int:
     stop_app = threading.Event()
 
     async def main() -> None:
-        stop = asyncio.Event()
-        runner = asyncio.create_task(serve(service, stop))
+        stop, interrupted = asyncio.Event(), asyncio.Event()
+        on_signals(interrupted)  # the app stops first, then the sidecar: no exports into a closed port
+        runner = asyncio.create_task(serve(service, stop, handle_signals=False))
         while not service.pipeline.ready:
             if runner.done():  # the sidecar could not start (e.g. a port is taken): say why, do not wait
                 await runner
@@ -90,11 +92,15 @@ def run_demo(settings: Settings, duration: float | None, rate: float) -> int:
         app.start()
         started = time.monotonic()
         try:
-            while not runner.done() and (duration is None or time.monotonic() - started < duration):
-                await asyncio.sleep(2.0)
+            while not runner.done() and not interrupted.is_set():
+                left = None if duration is None else duration - (time.monotonic() - started)
+                if left is not None and left <= 0:
+                    break
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(interrupted.wait(), min(2.0, left if left is not None else 2.0))
                 print(f"[{time.monotonic() - started:5.0f}s] {_score_line()}", flush=True)
         finally:
-            stop_app.set()
+            stop_app.set()  # the app flushes its last spans while the receiver still takes them
             await asyncio.to_thread(app.join, 10)
             stop.set()
             await runner

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
+import sys
 from dataclasses import dataclass
 
 from collector import __version__
@@ -92,11 +94,29 @@ def _evaluation_stages(settings: Settings) -> dict[str, object]:
     return build_evaluation_stages(settings, services, routes)
 
 
-async def serve(service: Service, stop: asyncio.Event | None = None) -> None:
-    stop = stop or asyncio.Event()
+def on_signals(stop: asyncio.Event) -> None:
+    """SIGTERM/SIGINT set `stop` (a graceful drain); a second one while draining exits at once, quietly."""
     loop = asyncio.get_running_loop()
+
+    def handle() -> None:
+        if stop.is_set():
+            print(
+                "ragpulse: interrupted again, exiting without finishing the drain",
+                file=sys.stderr,
+                flush=True,
+            )
+            os._exit(130)
+        stop.set()
+
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
+        loop.add_signal_handler(sig, handle)
+
+
+async def serve(service: Service, stop: asyncio.Event | None = None, handle_signals: bool = True) -> None:
+    """Run until `stop`; `handle_signals=False` when the caller owns SIGTERM/SIGINT (the demo does)."""
+    stop = stop or asyncio.Event()
+    if handle_signals:
+        on_signals(stop)
     service.status.start()
     logger.info("metrics on http://%s:%d/metrics", service.settings.metrics_host, service.status.port)
     try:
