@@ -46,6 +46,13 @@ def _settings_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--log-records", dest="log_records", action="store_const", const=True, help="log every RagRecord"
     )
+    parser.add_argument(
+        "--quiet",
+        dest="summary_interval_s",
+        action="store_const",
+        const=0.0,
+        help="no periodic summary line (default: one every summary_interval_s, 30 s)",
+    )
 
 
 def _load(args: argparse.Namespace) -> Settings:
@@ -54,7 +61,8 @@ def _load(args: argparse.Namespace) -> Settings:
     overrides = {
         k: v
         for k, v in vars(args).items()
-        if "." in k or k in ("otlp_port", "otlp_grpc_port", "metrics_port", "log_records")
+        if "." in k
+        or k in ("otlp_port", "otlp_grpc_port", "metrics_port", "log_records", "summary_interval_s")
     }
     return load_settings(args.config, **overrides)
 
@@ -113,6 +121,8 @@ def _timestamp(value: str) -> datetime:
 def cmd_demo(args: argparse.Namespace) -> int:
     from collector.demo import run_demo
 
+    if args.summary_interval_s is None:  # the demo prints its own line of scores every two seconds
+        args.summary_interval_s = 0.0
     if getattr(args, "assembly.quiet_period_s") is None:  # synthetic traces end at once: 1 s of quiet will do
         setattr(args, "assembly.quiet_period_s", 1.0)
     return run_demo(_load(args), args.duration, args.rate)

@@ -85,6 +85,9 @@ class Settings(BaseSettings):
     metrics_host: str = "127.0.0.1"
     metrics_port: int = Field(9464, ge=0, le=65535, description="/metrics, /healthz, /readyz.")
     log_records: bool = Field(False, description="Log one structured line per extracted RagRecord.")
+    summary_interval_s: float = Field(
+        30.0, ge=0, description="`ragpulse run` logs a one-line summary this often; 0 (or --quiet) = never."
+    )
     kafka: KafkaConfig = Field(default_factory=KafkaConfig)
     assembly: AssemblyConfig = Field(default_factory=AssemblyConfig)
     extraction: ExtractionConfig = Field(default_factory=ExtractionConfig)

@@ -22,6 +22,7 @@ from collector.receivers.otlp_grpc import OtlpGrpcConfig, OtlpGrpcReceiver
 from collector.receivers.otlp_http import OtlpHttpConfig, OtlpHttpReceiver
 from collector.receivers.replay import KafkaReplayReceiver
 from collector.status_server import StatusServer
+from collector.summary import log_summaries
 
 logger = logging.getLogger(__name__)
 
@@ -118,10 +119,19 @@ async def serve(service: Service, stop: asyncio.Event | None = None, handle_sign
     if handle_signals:
         on_signals(stop)
     service.status.start()
-    logger.info("metrics on http://%s:%d/metrics", service.settings.metrics_host, service.status.port)
+    settings = service.settings
+    logger.info("metrics on http://%s:%d/metrics", settings.metrics_host, service.status.port)
+    judge = "offline" if settings.judge.base_url is None else settings.judge.model
+    summaries = (
+        asyncio.create_task(log_summaries(settings.summary_interval_s, judge))
+        if settings.summary_interval_s > 0
+        else None
+    )
     try:
         await service.pipeline.run(stop)
     finally:
+        if summaries is not None:
+            summaries.cancel()
         service.status.shutdown()
 
 
