@@ -52,17 +52,6 @@ def text(span: Span, key: str) -> str | None:
     return value
 
 
-def number(span: Span, key: str) -> float | None:
-    value = span.attributes.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ExtractionError(
-            "wrong_type", f"{key} on span {span.span_id} is {type(value).__name__}, not number"
-        )
-    return float(value)
-
-
 def parse_json(span: Span, key: str, raw: str, reason: str = "invalid_json") -> Any:
     try:
         return json.loads(raw)
@@ -220,42 +209,34 @@ _CONVERSATION_KEYS = (
 )
 
 
-def outermost(spans: Sequence[Span]) -> list[Span]:
-    """Drop spans that have an ancestor in `spans` (instrumentations nest public and private calls)."""
+def parent_map(spans: Iterable[Span]) -> dict[str, str]:
+    return {s.span_id: s.parent_span_id for s in spans}
+
+
+def outermost(spans: Sequence[Span], all_spans: Sequence[Span]) -> list[Span]:
+    """Drop spans that have an ancestor in `spans` (instrumentations nest public and private calls).
+
+    Ancestry is followed through every span of the trace, not only through `spans`: a framework span
+    may sit between the public retrieval call and the private one.
+    """
     ids = {s.span_id for s in spans}
-    parents = {s.span_id: s.parent_span_id for s in spans}
-    return [s for s in spans if not _has_ancestor_in(s, ids, parents)]
+    parents = parent_map(all_spans)
+    return [s for s in spans if not any(a in ids for a in ancestors(s.span_id, parents))]
 
 
 def innermost(spans: Sequence[Span], all_spans: Sequence[Span]) -> list[Span]:
     """Drop spans that have a descendant in `spans` (an LLM wrapper around the actual LLM call)."""
     ids = {s.span_id for s in spans}
-    parents = {s.span_id: s.parent_span_id for s in all_spans}
-    wrapped = {a for s in spans for a in _ancestors(s.span_id, parents) if a in ids}
+    parents = parent_map(all_spans)
+    wrapped = {a for s in spans for a in ancestors(s.span_id, parents) if a in ids}
     return [s for s in spans if s.span_id not in wrapped]
 
 
-def _has_ancestor_in(span: Span, ids: set[str], parents: dict[str, str]) -> bool:
-    return any(a in ids for a in _ancestors(span.span_id, parents))
-
-
-def _ancestors(span_id: str, parents: dict[str, str]) -> list[str]:
+def ancestors(span_id: str, parents: dict[str, str]) -> list[str]:
+    """Ids of the span's parent, grandparent, ... (innermost first; cycles in bad input stop it)."""
     out, current, seen = [], parents.get(span_id, ""), {span_id}
     while current and current not in seen:
         seen.add(current)
         out.append(current)
         current = parents.get(current, "")
     return out
-
-
-def first(spans: Iterable[Span], *keys: str) -> tuple[Span, str] | None:
-    """The first span (in the given order) carrying any of `keys`, and the key it carries."""
-    for span in spans:
-        for key in keys:
-            if key in span.attributes:
-                return span, key
-    return None
-
-
-def by_time(spans: Iterable[Span]) -> list[Span]:
-    return sorted(spans, key=lambda s: (s.start_ns, s.end_ns))

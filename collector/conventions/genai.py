@@ -122,7 +122,7 @@ class GenAI:
             for s in spans
             if DOCUMENTS in s.attributes or QUERY in s.attributes or _operation(s) in _RETRIEVAL_OPERATIONS
         ]
-        for span in outermost(retrievers):
+        for span in outermost(retrievers, spans):
             query = span.attributes.get(QUERY)
             nodes = nodes_from_json(span, DOCUMENTS) or []
             shapes.retrievals.append(Retrieval(span, query if isinstance(query, str) else None, nodes))

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from collector.conventions.common import Found
+from collector.conventions.common import Found, ancestors, parent_map
 from collector.conventions.prompt_context import PromptContext, context_from_prompt
 from collector.records import RetrievedNode
 from collector.spans import Span
@@ -84,7 +84,7 @@ class TraceShapes:
 
 def pair(shapes: TraceShapes, spans: Sequence[Span], prompt: PromptContext) -> list[Found]:
     """One Found per generation that consumed context; a chain-level record when there is no LLM span."""
-    parents = {s.span_id: s.parent_span_id for s in spans}
+    parents = parent_map(spans)
     retrievals = sorted(shapes.retrievals, key=lambda r: (r.span.start_ns, r.span.end_ns))
     generations = sorted(
         (g for g in shapes.generations if g.response), key=lambda g: (g.span.start_ns, g.span.end_ns)
@@ -137,12 +137,7 @@ def _enclosing(
     by_id = {c.span.span_id: c for c in chains}
 
     def read(span: Span) -> str | None:
-        enclosing, current, seen = [], span.parent_span_id, set()
-        while current and current not in seen:
-            seen.add(current)
-            if current in by_id:
-                enclosing.append(by_id[current])
-            current = parents.get(current, "")
+        enclosing = [by_id[a] for a in ancestors(span.span_id, parents) if a in by_id]
         return next((v for chain in reversed(enclosing) if (v := value(chain))), None)
 
     return read

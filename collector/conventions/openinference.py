@@ -119,7 +119,7 @@ class OpenInference:
             return shapes
         of_kind = lambda *wanted: [s for s in spans if kinds.get(s.span_id) in wanted]  # noqa: E731
         rerankers = of_kind("RERANKER")
-        for span in outermost(of_kind("RETRIEVER")):
+        for span in outermost(of_kind("RETRIEVER"), spans):
             nodes = _documents(span, "retrieval.documents.")
             shapes.retrievals.append(Retrieval(span, _io(span, "input", _QUESTION_KEYS), nodes))
         for span in rerankers:  # the reranked passages replace what their retrievals returned

@@ -102,7 +102,7 @@ class OpenLLMetry:
         shapes = TraceShapes()
         entities = [s for s in spans if INPUT in s.attributes or OUTPUT in s.attributes]
         found = {s.span_id: nodes for s in entities if _is_retriever(s) and (nodes := _documents(s))}
-        for span in outermost([s for s in entities if s.span_id in found]):
+        for span in outermost([s for s in entities if s.span_id in found], spans):
             query = pick_text(span.attributes.get(INPUT), _QUESTION_KEYS)
             shapes.retrievals.append(Retrieval(span, query, found[span.span_id]))
         shapes.generations = [_generation(s) for s in innermost([s for s in spans if _is_llm(s)], spans)]
