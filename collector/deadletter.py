@@ -16,6 +16,11 @@ DETAIL_HEADER = "ragpulse.detail"
 SOURCE_HEADER = "ragpulse.source"
 
 
+def internal_error_detail(exc: BaseException) -> str:
+    """The detail of an `internal_error` dead letter (an unexpected exception): type and message, bounded."""
+    return f"{type(exc).__name__}: {exc}"[:300]
+
+
 class DeadLetterSink(Protocol):
     def write(
         self, reason: str, detail: str, payload: bytes, key: bytes | None = None, source: str = ""

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from collector import conventions
 from collector.assemble import AssembledTrace, AssemblyConfig, TraceAssembler
 from collector.conventions import ExtractionConfig
+from collector.deadletter import internal_error_detail
 from collector.decode import DecodeError, Encoding, decode, decode_logs
 from collector.offsets import NoAck
 from collector.receivers import Received
@@ -137,7 +138,7 @@ def inspect_trace(
     except conventions.ExtractionError as exc:
         report.error = f"{exc.reason}: {exc.detail}"
     except Exception as exc:  # the sidecar counts it invalid and dead-letters it as internal_error
-        report.error = f"internal_error: {type(exc).__name__}: {exc}"[:400]
+        report.error = f"internal_error: {internal_error_detail(exc)}"
     if not report.records and report.error is None:
         report.notes = _notes(trace.spans, extraction)
     return report

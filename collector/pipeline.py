@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from collector.assemble import AssembledTrace, TraceAssembler
 from collector.conventions import ExtractionConfig, ExtractionError, extract
-from collector.deadletter import DeadLetterSink
+from collector.deadletter import DeadLetterSink, internal_error_detail
 from collector.dedup import RecentKeys, evaluation_key
 from collector.exporters import EvaluationExporter
 from collector.logs import RateLimitedLog
@@ -189,7 +189,7 @@ class Pipeline:
         that crashes the code once would crash it on every replica after every restart.
         """
         TRACES.labels("invalid").inc()
-        detail = f"{type(exc).__name__}: {exc}"[:300]
+        detail = internal_error_detail(exc)
         self._error_log.log(logger, exc, "trace %s could not be processed (%s)", trace.trace_id, detail)
         try:
             self._dead_letter(trace, "internal_error", detail)

@@ -30,13 +30,13 @@ from kafka.consumer.subscription_state import ConsumerRebalanceListener
 from kafka.structs import OffsetAndMetadata, TopicPartition
 from pydantic import BaseModel, Field, model_validator
 
-from collector.deadletter import DeadLetterSink
+from collector.deadletter import DeadLetterSink, internal_error_detail
 from collector.decode import DecodeError, Encoding
 from collector.logs import RateLimitedLog
 from collector.metrics import CONSUMER_LAG
 from collector.offsets import OffsetTracker, RecordAck
 from collector.receivers import Deliver, Received
-from collector.receivers.otlp import Signal, count, dead_letter_source, decode_batch, internal_error_detail
+from collector.receivers.otlp import Signal, count, dead_letter_source, decode_batch
 
 logger = logging.getLogger(__name__)
 

@@ -30,7 +30,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 
-from collector.deadletter import DeadLetterSink
+from collector.deadletter import DeadLetterSink, internal_error_detail
 from collector.decode import DecodeError, Encoding, decode, decode_logs, decompress
 from collector.logs import RateLimitedLog
 from collector.metrics import LOG_RECORDS_RECEIVED, SPANS_RECEIVED
@@ -88,11 +88,6 @@ def count(batch: Batch, source: str) -> None:
         SPANS_RECEIVED.labels(source).inc(len(batch.spans))
     if batch.logs:
         LOG_RECORDS_RECEIVED.labels(source).inc(len(batch.logs))
-
-
-def internal_error_detail(exc: BaseException) -> str:
-    """The dead-letter detail of an unexpected exception: its type and message, bounded."""
-    return f"{type(exc).__name__}: {exc}"[:300]
 
 
 def dead_letter_source(source: str, signal: Signal) -> str:
