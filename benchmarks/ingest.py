@@ -29,8 +29,8 @@ from collector.decode import decode, decode_logs
 from collector.offsets import NoAck
 from collector.spans import flatten, flatten_logs
 from tests.instrumentation.capture import FIXTURES
-from tests.support.kafka_forwarder import split_by_trace
-from tests.support.rag_traces import BUILDERS, Collect, RagCase, encode, provider
+from testkit.kafka_forwarder import split_by_trace
+from testkit.rag_traces import BUILDERS, Collect, RagCase, encode, provider
 
 PASSAGE = ("Retrieval-augmented generation grounds a model's answer in passages fetched from an index. " * 6)[
     :500

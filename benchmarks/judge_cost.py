@@ -27,7 +27,7 @@ from evaluators import (
     TestCase,
     a_evaluate,
 )
-from tests.support.openai_server import ScriptedOpenAIServer, count_tokens
+from testkit.openai_server import ScriptedOpenAIServer, count_tokens
 
 # PEERS.md, per case: (judge calls, prompt tokens)
 PEERS_PER_METRIC = {

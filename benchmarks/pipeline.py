@@ -18,11 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.support.openai_server import ScriptedOpenAIServer
-from tests.support.otlp import post_traces
-from tests.support.process import RagpulseProcess
-from tests.support.rag_traces import RagCase, encode, make_spans
-from tests.support.scrape import Scrape, scrape
+from testkit.openai_server import ScriptedOpenAIServer
+from testkit.otlp import post_traces
+from testkit.process import RagpulseProcess
+from testkit.rag_traces import RagCase, encode, make_spans
+from testkit.scrape import Scrape, scrape
 
 QUIET_PERIOD_S = 0.5
 

@@ -15,22 +15,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from collector.spans import LogEvent, Span
-
-
-class Ack(Protocol):
-    """A hold on a source record: released once per trace the record contributed to."""
-
-    def hold(self) -> None: ...
-
-    def release(self) -> None: ...
+from collector.stages import Ack
 
 
 class AssemblyConfig(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
     quiet_period_s: float = Field(5.0, ge=0, description="Quiet time after the root span before closing.")
     max_age_s: float = Field(60.0, gt=0, description="Close a trace this long after its first span.")
     max_spans_per_trace: int = Field(1000, ge=1)

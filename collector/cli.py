@@ -28,10 +28,10 @@ def _settings_args(parser: argparse.ArgumentParser) -> None:
         "--topic", dest="kafka.topic", help="Kafka topic with OTLP spans (default otlp_spans)"
     )
     parser.add_argument("--group-id", dest="kafka.group_id", help="Kafka consumer group (default ragpulse)")
-    parser.add_argument("--otlp-port", dest="otlp_port", type=int, help="embedded OTLP/HTTP receiver port")
+    parser.add_argument("--otlp-port", dest="otlp.port", type=int, help="embedded OTLP/HTTP receiver port")
     parser.add_argument(
         "--otlp-grpc-port",
-        dest="otlp_grpc_port",
+        dest="otlp.grpc_port",
         type=int,
         help="embedded OTLP/gRPC receiver port (default 4317, -1 disables)",
     )
@@ -62,7 +62,7 @@ def _load(args: argparse.Namespace) -> Settings:
         k: v
         for k, v in vars(args).items()
         if "." in k
-        or k in ("otlp_port", "otlp_grpc_port", "metrics_port", "log_records", "summary_interval_s")
+        or k in ("metrics_port", "log_records", "summary_interval_s")
     }
     return load_settings(args.config, **overrides)
 
@@ -100,9 +100,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print("ragpulse replay: needs --kafka-bootstrap and --to after --from", file=sys.stderr)
         return 2
     # Never more records in flight than the evaluation queue holds: a replay waits instead of shedding.
-    settings.kafka.max_in_flight_records = min(
-        settings.kafka.max_in_flight_records, settings.evaluation.queue_size
-    )
+    in_flight = min(settings.kafka.max_in_flight_records, settings.evaluation.queue_size)
+    settings = settings.with_values(**{"kafka.max_in_flight_records": in_flight})
     service = build(settings, replay=(start_ms, end_ms))
     asyncio.run(replay(service))
     receiver = service.receiver

@@ -1,13 +1,20 @@
-"""Dead letters: bad input is set aside with its reason, counted, and never stops the collector."""
+"""Dead letters: bad input is set aside with its reason, counted, and never stops the collector.
+
+Both sinks return at once (`DeadLetterSink` in `collector.stages`). The Kafka sink writes on its
+own thread and releases the caller's hold only once the broker has the letter; a letter it cannot
+write keeps the hold, so the source offset stays uncommitted and nothing is lost.
+"""
 
 from __future__ import annotations
 
 import logging
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Any
 
-from kafka import KafkaProducer
-
-from collector.metrics import DEAD_LETTERS
+from collector.kafka_writer import KafkaWriter, WriterFull
+from collector.logs import RateLimitedLog
+from collector.metrics import DEAD_LETTERS, EXPORT_ERRORS
+from collector.stages import DeadLetter
 
 logger = logging.getLogger(__name__)
 
@@ -16,54 +23,59 @@ DETAIL_HEADER = "ragpulse.detail"
 SOURCE_HEADER = "ragpulse.source"
 
 
-def internal_error_detail(exc: BaseException) -> str:
-    """The detail of an `internal_error` dead letter (an unexpected exception): type and message, bounded."""
-    return f"{type(exc).__name__}: {exc}"[:300]
-
-
-class DeadLetterSink(Protocol):
-    def write(
-        self, reason: str, detail: str, payload: bytes, key: bytes | None = None, source: str = ""
-    ) -> None: ...
-
-    def close(self) -> None: ...
+def _log(letter: DeadLetter, where: str) -> None:
+    logger.warning(
+        "dead letter%s: reason=%s source=%s bytes=%d detail=%s",
+        where,
+        letter.reason,
+        letter.source,
+        len(letter.payload),
+        letter.detail,
+    )
 
 
 class LogDeadLetters:
     """Embedded mode: no topic to write to, so count and log (without the payload)."""
 
-    def write(
-        self, reason: str, detail: str, payload: bytes, key: bytes | None = None, source: str = ""
-    ) -> None:
-        DEAD_LETTERS.labels(reason).inc()
-        logger.warning(
-            "dead letter: reason=%s source=%s bytes=%d detail=%s", reason, source, len(payload), detail
-        )
+    def write(self, letter: DeadLetter, on_written: Callable[[], None]) -> None:
+        DEAD_LETTERS.labels(letter.reason).inc()
+        _log(letter, "")
+        on_written()
 
-    def close(self) -> None:
+    def close(self, timeout_s: float = 10.0) -> None:
         pass
 
 
 class KafkaDeadLetters:
-    """Writes the original bytes to the dead-letter topic, the reason in a header."""
+    """Writes the original bytes to the dead-letter topic, the reason and detail in headers."""
 
     def __init__(self, bootstrap_servers: str, topic: str, **options: Any) -> None:
         self.topic = topic
-        self._producer = KafkaProducer(bootstrap_servers=bootstrap_servers, **options)
+        self._writer = KafkaWriter(bootstrap_servers, "dead-letters", **options)
+        self._failures = RateLimitedLog(interval_s=10.0)
 
-    def write(
-        self, reason: str, detail: str, payload: bytes, key: bytes | None = None, source: str = ""
-    ) -> None:
-        DEAD_LETTERS.labels(reason).inc()
+    def write(self, letter: DeadLetter, on_written: Callable[[], None]) -> None:
+        DEAD_LETTERS.labels(letter.reason).inc()
         headers = [
-            (REASON_HEADER, reason.encode()),
-            (DETAIL_HEADER, detail[:1000].encode("utf-8", "replace")),
-            (SOURCE_HEADER, source.encode()),
+            (REASON_HEADER, letter.reason.encode()),
+            (DETAIL_HEADER, letter.detail[:1000].encode("utf-8", "replace")),
+            (SOURCE_HEADER, letter.source.encode()),
         ]
-        # Block until written: the record's offset is committed right after, so a lost dead
-        # letter would be lost input.
-        self._producer.send(self.topic, value=payload, key=key, headers=headers).get(timeout=30)
-        logger.warning("dead letter -> %s: reason=%s source=%s detail=%s", self.topic, reason, source, detail)
 
-    def close(self) -> None:
-        self._producer.close(timeout=10)
+        def written() -> None:
+            _log(letter, f" -> {self.topic}")
+            on_written()
+
+        try:
+            self._writer.send(self.topic, letter.payload, letter.key, headers, written, self._failed)
+        except WriterFull as exc:
+            self._failed(exc)
+
+    def _failed(self, exc: BaseException) -> None:
+        EXPORT_ERRORS.labels("dead_letters").inc()
+        self._failures.log(
+            logger, exc, "dead letter not written to %s (%r); its record will be read again", self.topic, exc
+        )
+
+    def close(self, timeout_s: float = 10.0) -> None:
+        self._writer.close(timeout_s)

@@ -53,7 +53,7 @@ def _score_line() -> str:
     sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
     for metric in EVALUATION_SCORE.collect():
         for sample in metric.samples:
-            name = sample.labels.get("metric")
+            name = sample.labels.get("metric", "")
             if sample.name.endswith("_sum"):
                 sums[name][0] += sample.value
             elif sample.name.endswith("_count"):
@@ -68,7 +68,7 @@ def _score_line() -> str:
 
 def run_demo(settings: Settings, duration: float | None, rate: float) -> int:
     """Run the sidecar on `settings` (embedded receiver, never Kafka) with synthetic traffic."""
-    settings.kafka.bootstrap_servers = None
+    settings = settings.with_values(**{"kafka.bootstrap_servers": None})
     service = build(settings)
     stop_app = threading.Event()
 
@@ -80,7 +80,7 @@ def run_demo(settings: Settings, duration: float | None, rate: float) -> int:
             if runner.done():  # the sidecar could not start (e.g. a port is taken): say why, do not wait
                 await runner
             await asyncio.sleep(0.05)
-        endpoint = f"http://{settings.otlp_host}:{service.receiver.port}/v1/traces"  # type: ignore[attr-defined]
+        endpoint = f"http://{settings.otlp.host}:{service.receiver.port}/v1/traces"  # type: ignore[attr-defined]
         print(f"ragpulse demo: receiving OTLP on {endpoint}")
         print(f"  metrics:  http://{settings.metrics_host}:{service.status.port}/metrics")
         print("  judge:    offline (no API key, no network)")

@@ -23,12 +23,11 @@ from typing import TYPE_CHECKING, Any
 from collector import conventions
 from collector.assemble import AssembledTrace, AssemblyConfig, TraceAssembler
 from collector.conventions import ExtractionConfig
-from collector.deadletter import internal_error_detail
 from collector.decode import DecodeError, Encoding, decode, decode_logs
 from collector.offsets import NoAck
-from collector.receivers import Received
 from collector.records import RagRecord
 from collector.spans import LogEvent, Span, flatten, flatten_logs
+from collector.stages import Received, internal_error_detail
 
 if TYPE_CHECKING:
     from collector.config import Settings
@@ -98,12 +97,11 @@ def _read_document(document: bytes, logs_by_name: bool) -> tuple[list[Span], lis
         return flatten(decode(document, Encoding.OTLP_JSON)), []
     if logs_by_name:
         return [], flatten_logs(decode_logs(document, Encoding.OTLP_PROTO))
+    first_error: DecodeError | None = None
     try:  # protobuf says nothing of its type: traces, unless only logs make sense of it
         spans = flatten(decode(document, Encoding.OTLP_PROTO))
     except DecodeError as error:
         spans, first_error = [], error
-    else:
-        first_error = None
     if any(len(s.trace_id) == 32 for s in spans):
         return spans, []
     try:
@@ -233,8 +231,7 @@ def listen(seconds: float, settings: Settings) -> tuple[list[Span], list[LogEven
     """
     from collector.service import build
 
-    settings.kafka.bootstrap_servers = None
-    receivers = build(settings, evaluate=False).receivers
+    receivers = build(settings.with_values(**{"kafka.bootstrap_servers": None}), evaluate=False).receivers
     batches: list[Received] = []
     lock, stop = threading.Lock(), threading.Event()
 
@@ -266,7 +263,9 @@ def main(args: argparse.Namespace) -> int:
         return 2
     from collector.config import load_settings
 
-    settings = load_settings(args.config, otlp_port=args.otlp_port, otlp_grpc_port=args.otlp_grpc_port)
+    settings = load_settings(args.config, **{"otlp.port": args.otlp_port, "otlp.grpc_port": args.otlp_grpc_port})
+    spans: list[Span] = []
+    logs: list[LogEvent] = []
     if args.listen is not None:
         try:
             spans, logs = listen(args.listen, settings)
@@ -276,8 +275,6 @@ def main(args: argparse.Namespace) -> int:
         print_reports(assemble(spans, logs), {id(log.event) for log in logs}, settings.extraction, args.json)
         return 0
     failed = False
-    spans: list[Span] = []
-    logs: list[LogEvent] = []
     for path in args.files:
         try:
             more_spans, more_logs = read_file(path)

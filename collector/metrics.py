@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from pydantic import BaseModel, ConfigDict, Field
 
 REGISTRY = CollectorRegistry(auto_describe=True)
 OTHER = "other"
@@ -105,10 +106,21 @@ CIRCUIT_OPEN = Gauge(
 # Exporters
 EXPORT_ERRORS = Counter(
     "ragpulse_export_errors",
-    "Evaluations an exporter failed to deliver, by exporter (otlp, kafka).",
+    "Evaluations (or dead letters) an exporter failed to deliver, by exporter (otlp, kafka, dead_letters).",
     ["exporter"],
     registry=REGISTRY,
 )
+
+
+class LabelsConfig(BaseModel):
+    """Allow-lists for free-text Prometheus labels; empty = the first `max_values` seen."""
+
+    model_config = ConfigDict(frozen=True)
+
+    services: list[str] = Field(default_factory=list)
+    routes: list[str] = Field(default_factory=list)
+    models: list[str] = Field(default_factory=list)
+    max_values: int = Field(50, ge=1)
 
 
 class LabelPolicy:

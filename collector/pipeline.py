@@ -1,9 +1,11 @@
 """The pipeline: receivers -> assemble -> extract -> sample -> bounded queue -> evaluate -> exporters.
 
-All stage state lives on one asyncio loop; receivers run in their own threads and hand batches
-over with `call_soon_threadsafe`. Every record is either evaluated and exported or skipped with a
+All stage state lives on one asyncio loop, and nothing on it blocks: receivers run in their own
+threads and hand batches over with `call_soon_threadsafe`; the offline judge scores in worker
+processes; exporters and dead-letter sinks send from their own threads; flushing and shutting
+down happen in threads too. Every record is either evaluated and exported or skipped with a
 counted reason, and only then are its source acknowledgements released (which lets the Kafka
-receiver commit). Overload sheds new records (`ragpulse_dropped_total{reason="overload"}`)
+consumer thread commit). Overload sheds new records (`ragpulse_dropped_total{reason="overload"}`)
 instead of blocking the consumer or growing memory.
 """
 
@@ -16,56 +18,43 @@ import logging
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from collector.assemble import AssembledTrace, TraceAssembler
 from collector.conventions import ExtractionConfig, ExtractionError, extract
-from collector.deadletter import DeadLetterSink, internal_error_detail
 from collector.dedup import RecentKeys, evaluation_key
-from collector.exporters import EvaluationExporter
 from collector.logs import RateLimitedLog
 from collector.metrics import ASSEMBLY_TRACES, DROPPED, END_TO_END, QUEUE_DEPTH, SAMPLING_DECISIONS, TRACES
-from collector.receivers import Received, Receiver
 from collector.records import RagRecord
-from collector.results import Evaluation
+from collector.sampling import Decision, Sampler
 from collector.spans import to_traces_data
+from collector.stages import (
+    DeadLetter,
+    DeadLetterSink,
+    EvaluationExporter,
+    Evaluator,
+    Received,
+    Receiver,
+    internal_error_detail,
+)
 
 logger = logging.getLogger(__name__)
 
 
 class EvaluationConfig(BaseModel):
+    """The evaluate stage: its queue, its concurrency, duplicate suppression and the drain."""
+
+    model_config = ConfigDict(frozen=True)
+
     queue_size: int = Field(1000, ge=1, description="Records waiting for evaluation; beyond it, shed.")
-    workers: int = Field(8, ge=1, description="Records evaluated concurrently.")
+    workers: int = Field(
+        8, ge=1, description="Records evaluated concurrently (the offline judge: up to one process per core)."
+    )
     dedup_window_s: float = Field(600.0, ge=0, description="Suppress (trace, metric) re-evaluations.")
     shutdown_deadline_s: float = Field(20.0, ge=0, description="Finish in-flight work within this.")
     tick_s: float = Field(0.1, gt=0, description="How often complete traces are collected.")
     flush_interval_s: float = Field(0.5, gt=0, description="Exporters flush, then offsets may advance.")
-
-
-@dataclass(frozen=True, slots=True)
-class Spend:
-    tokens: int = 0
-    usd: float = 0.0
-
-
-class RecordEvaluator(Protocol):
-    @property
-    def ready(self) -> bool: ...
-
-    async def evaluate(self, record: RagRecord, metrics: Sequence[str]) -> tuple[list[Evaluation], Spend]: ...
-
-
-class Decision(Protocol):
-    decision: str
-    metrics: tuple[str, ...]
-
-
-class Sampler(Protocol):
-    def decide(self, record: RagRecord) -> Decision: ...
-
-    def record_spend(self, tokens: int, usd: float) -> None: ...
 
 
 class _TraceHold:
@@ -85,7 +74,7 @@ class _TraceHold:
 @dataclass(slots=True)
 class _Job:
     record: RagRecord
-    metrics: tuple[str, ...]
+    decision: Decision
     hold: _TraceHold
 
 
@@ -97,7 +86,7 @@ class Pipeline:
         assembler: TraceAssembler,
         dead_letters: DeadLetterSink,
         sampler: Sampler | None = None,
-        evaluator: RecordEvaluator | None = None,
+        evaluator: Evaluator | None = None,
         exporters: Sequence[EvaluationExporter] = (),
         config: EvaluationConfig | None = None,
         log_records: bool = False,
@@ -153,7 +142,6 @@ class Pipeline:
         except ExtractionError as exc:
             TRACES.labels("invalid").inc()
             self._dead_letter(trace, exc.reason, exc.detail)
-            trace.release()
             return
         if not records:
             TRACES.labels("no_rag_data").inc()
@@ -176,7 +164,7 @@ class Pipeline:
             hold.release()
             return
         try:
-            self._queue.put_nowait(_Job(record, decision.metrics, hold))
+            self._queue.put_nowait(_Job(record, decision, hold))
         except asyncio.QueueFull:
             DROPPED.labels("overload").inc()
             hold.release()
@@ -185,21 +173,23 @@ class Pipeline:
     def _reject(self, trace: AssembledTrace, exc: Exception) -> None:
         """An unexpected exception while processing a trace: counted, dead-lettered, logged (rate-limited).
 
-        The trace's source records are acknowledged, so on Kafka the offset moves past it: a trace
-        that crashes the code once would crash it on every replica after every restart.
+        Once dead-lettered the trace's source records are acknowledged, so on Kafka the offset moves
+        past it: a trace that crashes the code once would crash it on every replica after every restart.
         """
         TRACES.labels("invalid").inc()
         detail = internal_error_detail(exc)
         self._error_log.log(logger, exc, "trace %s could not be processed (%s)", trace.trace_id, detail)
-        try:
-            self._dead_letter(trace, "internal_error", detail)
-        except Exception:
-            logger.warning("dead letter of trace %s failed", trace.trace_id)
-        trace.release()
+        self._dead_letter(trace, "internal_error", detail)
 
     def _dead_letter(self, trace: AssembledTrace, reason: str, detail: str) -> None:
-        payload = to_traces_data(trace.spans).SerializeToString()
-        self.dead_letters.write(reason, detail, payload, trace.trace_id.encode(), source="extract")
+        """The trace's acks are released once the sink has the letter (from the sink's thread)."""
+        try:
+            payload = to_traces_data(trace.spans).SerializeToString()
+            letter = DeadLetter(reason, detail, payload, trace.trace_id.encode(), source="extract")
+            self.dead_letters.write(letter, on_written=trace.release)
+        except Exception:
+            logger.warning("dead letter of trace %s failed", trace.trace_id)
+            trace.release()
 
     async def _worker(self) -> None:
         while True:
@@ -242,15 +232,15 @@ class Pipeline:
         record = job.record
         metrics = [
             m
-            for m in job.metrics
+            for m in job.decision.metrics
             if not self._recent.seen(evaluation_key(record.trace_id, record.anchor_span_id, m), now)
         ]
         if not metrics:
             DROPPED.labels("duplicate").inc()
             return
-        evaluations, spend = await self.evaluator.evaluate(job.record, metrics)
+        evaluations, spend = await self.evaluator.evaluate(job.record, metrics, job.decision.case)
         self.sampler.record_spend(spend.tokens, spend.usd)
-        for exporter in self.exporters:
+        for exporter in self.exporters:  # each buffers and sends from its own thread: none blocks here
             try:
                 exporter.export(job.record, evaluations)
             except Exception as exc:
@@ -293,11 +283,15 @@ class Pipeline:
             worker.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
         await self._flush()
+        # Blocking teardown, off the loop: exporters flush, dead letters are written, then each
+        # receiver's own thread makes its final commit.
         for exporter in self.exporters:
-            exporter.shutdown()
+            await asyncio.to_thread(exporter.shutdown)
+        await asyncio.to_thread(self.dead_letters.close)
+        if self.evaluator is not None:
+            await asyncio.to_thread(self.evaluator.shutdown)
         for receiver in self.receivers:
-            receiver.shutdown()
-        self.dead_letters.close()
+            await asyncio.to_thread(receiver.shutdown)
 
 
 def _record_line(record: RagRecord) -> str:

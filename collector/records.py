@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from evaluators.case import TestCase
-
 
 @dataclass(frozen=True, slots=True)
 class RetrievedNode:
@@ -39,23 +37,6 @@ class RagRecord:
     end_time_unix_nano: int = 0
     conversation_id: str = ""  # session.id / gen_ai.conversation.id; never a Prometheus label
     attributes: dict[str, str | float | int | bool] = field(default_factory=dict)
-
-    def to_case(self) -> TestCase:
-        """The evaluators' test case for this record.
-
-        Without ground-truth contexts, `context` falls back to the retrieved passages: a live
-        service has no ground truth, and hallucination in production means contradicting what
-        was retrieved.
-        """
-        contexts = [node.text for node in self.nodes]
-        return TestCase(
-            input=self.query,
-            actual_output=self.response,
-            retrieval_context=contexts or None,
-            expected_output=self.expected_output,
-            context=list(self.reference_contexts) or contexts or None,
-            id=self.trace_id,
-        )
 
     def summary(self, max_chars: int = 2000) -> dict[str, object]:
         """A JSON-ready view for logs and `ragpulse inspect`; texts cut at `max_chars`."""

@@ -13,29 +13,33 @@ import math
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from fnmatch import fnmatchcase
 from typing import Annotated
 
 from opentelemetry.sdk.trace.sampling import TraceIdRatioBased
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from collector.judging.cases import filled_fields, to_test_case
 from collector.metrics import JUDGE_BUDGET_REMAINING, SAMPLING_DECISIONS
 from collector.records import RagRecord
-from evaluators.case import CaseField
-from evaluators.metrics.registry import METRIC_FACTORIES
+from evaluators import CaseField, TestCase, required_inputs
 
 Rate = Annotated[float, Field(ge=0.0, le=1.0)]
 Clock = Callable[[], float]
 
-# What each metric needs is declared once, on the metric class (`required_fields`). Metrics not in
-# the registry (custom G-Eval criteria) are assumed to read the query and the answer.
-METRIC_INPUTS: dict[str, tuple[CaseField, ...]] = {
-    name: factory.required_fields for name, factory in METRIC_FACTORIES.items()
-}
+# Metrics the evaluators do not know by name (custom G-Eval criteria) read the query and the answer.
 _DEFAULT_INPUTS = (CaseField.INPUT, CaseField.ACTUAL_OUTPUT)
+
+
+def metric_inputs(name: str) -> tuple[CaseField, ...]:
+    """What the metric `name` needs, as the metric declares it."""
+    try:
+        return required_inputs(name)
+    except ValueError:
+        return _DEFAULT_INPUTS
 
 
 class SamplingOutcome(StrEnum):
@@ -48,6 +52,8 @@ class SamplingOutcome(StrEnum):
 
 class SamplingRule(BaseModel):
     """Overrides the base rate for matching records; e.g. always judge answers from weak retrieval."""
+
+    model_config = ConfigDict(frozen=True)
 
     route: str | None = Field(None, description="Exact value or glob (fnmatch), e.g. '/api/*'.")
     service: str | None = Field(None, description="Exact value or glob.")
@@ -77,6 +83,8 @@ class SamplingRule(BaseModel):
 class BudgetConfig(BaseModel):
     """Judge spend limits over rolling windows; unset = no limit. The offline judge spends nothing."""
 
+    model_config = ConfigDict(frozen=True)
+
     tokens_per_hour: int | None = Field(None, gt=0)
     tokens_per_day: int | None = Field(None, gt=0)
     usd_per_hour: float | None = Field(None, gt=0)
@@ -84,6 +92,8 @@ class BudgetConfig(BaseModel):
 
 
 class SamplingConfig(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
     rate: Rate = Field(
         1.0, description="Share of traces evaluated (1.0 = every trace); lower it in production."
     )
@@ -116,16 +126,11 @@ class SamplingConfig(BaseModel):
 class Decision:
     decision: SamplingOutcome
     metrics: tuple[str, ...] = ()  # the metrics to run; empty unless sampled
+    case: TestCase | None = None  # what the evaluator scores; set when sampled
 
     @property
     def sampled(self) -> bool:
         return self.decision is SamplingOutcome.SAMPLED
-
-
-def record_inputs(record: RagRecord) -> frozenset[CaseField]:
-    """The test-case fields a record fills (see `RagRecord.to_case`)."""
-    case = record.to_case()
-    return frozenset(field for field in CaseField if case.has(field))
 
 
 def trace_key(trace_id: str, salt: str = "") -> int:
@@ -211,10 +216,9 @@ class Sampler:
         self,
         config: SamplingConfig,
         clock: Clock = time.time,
-        metric_inputs: Mapping[str, tuple[CaseField, ...]] = METRIC_INPUTS,
     ) -> None:
         self.config = config
-        self._metric_inputs = metric_inputs
+        self._inputs = {name: metric_inputs(name) for name in (*config.metrics, *config.reference_metrics)}
         self._lock = threading.Lock()
         per_minute = config.max_evaluations_per_minute
         self._throttle = TokenBucket(per_minute, clock) if per_minute else None
@@ -227,7 +231,8 @@ class Sampler:
         return decision
 
     def _decide(self, record: RagRecord) -> Decision:
-        metrics = self.applicable_metrics(record)
+        case = to_test_case(record)
+        metrics = self.applicable_metrics(record, case)
         if not record.nodes or not metrics:
             return Decision(SamplingOutcome.NO_RAG_DATA)
         if not ratio_sampled(trace_key(record.trace_id), self.base_rate(record)):
@@ -243,19 +248,17 @@ class Sampler:
                 return Decision(SamplingOutcome.OVER_BUDGET)
             if self._throttle is not None and not self._throttle.take():
                 return Decision(SamplingOutcome.THROTTLED)
-        return Decision(SamplingOutcome.SAMPLED, metrics)
+        return Decision(SamplingOutcome.SAMPLED, metrics, case)
 
-    def applicable_metrics(self, record: RagRecord) -> tuple[str, ...]:
+    def applicable_metrics(self, record: RagRecord, case: TestCase | None = None) -> tuple[str, ...]:
         """The configured metrics whose inputs this record has, in configuration order."""
-        present = record_inputs(record)
+        present = filled_fields(case or to_test_case(record))
         if record.nodes and record.response.strip():  # passages without text: their metrics say unmeasured
             present |= {CaseField.RETRIEVAL_CONTEXT, CaseField.CONTEXT}
         names = list(self.config.metrics)
         if CaseField.EXPECTED_OUTPUT in present:
             names += [m for m in self.config.reference_metrics if m not in names]
-        return tuple(
-            m for m in names if all(f in present for f in self._metric_inputs.get(m, _DEFAULT_INPUTS))
-        )
+        return tuple(m for m in names if all(f in present for f in self._inputs[m]))
 
     def base_rate(self, record: RagRecord) -> float:
         for rule in self.config.rules:

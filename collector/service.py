@@ -1,4 +1,11 @@
-"""Assemble the sidecar from settings and run it until SIGTERM/SIGINT."""
+"""The composition root: every stage of the sidecar built from `Settings`, in the order data flows.
+
+    receivers -> Pipeline (assemble, extract, sample, queue) -> RecordEvaluator -> exporters
+    dead letters beside them; acks released after the exporters flush; the source commits.
+
+Nothing else wires stages together: each takes what it needs as arguments, typed by the
+interfaces of `collector.stages`. `serve` runs the result until SIGTERM/SIGINT.
+"""
 
 from __future__ import annotations
 
@@ -12,15 +19,20 @@ from dataclasses import dataclass
 from collector import __version__
 from collector.assemble import TraceAssembler
 from collector.config import Settings
-from collector.deadletter import DeadLetterSink, KafkaDeadLetters, LogDeadLetters
+from collector.deadletter import KafkaDeadLetters, LogDeadLetters
+from collector.exporters.kafka_results import KafkaResultsExporter, recent_results
+from collector.exporters.otel_spans import OtelSpanExporter
+from collector.exporters.prometheus import PrometheusExporter
+from collector.judging.build import build_evaluator
 from collector.kafka_options import security_options
 from collector.metrics import BUILD_INFO, LabelPolicy
 from collector.pipeline import Pipeline
-from collector.receivers import Receiver
 from collector.receivers.kafka import KafkaReceiver
-from collector.receivers.otlp_grpc import OtlpGrpcConfig, OtlpGrpcReceiver
-from collector.receivers.otlp_http import OtlpHttpConfig, OtlpHttpReceiver
+from collector.receivers.otlp_grpc import OtlpGrpcReceiver
+from collector.receivers.otlp_http import OtlpHttpReceiver
 from collector.receivers.replay import KafkaReplayReceiver
+from collector.sampling import Sampler
+from collector.stages import DeadLetterSink, EvaluationExporter, Receiver
 from collector.status_server import StatusServer
 from collector.summary import log_summaries
 
@@ -41,58 +53,74 @@ class Service:
 
 
 def build(settings: Settings, evaluate: bool = True, replay: tuple[int, int] | None = None) -> Service:
-    """The service from settings; `replay=(start_ms, end_ms)` re-reads that range of the Kafka topic."""
-    dead_letters: DeadLetterSink
-    receivers: list[Receiver]
-    if settings.kafka.bootstrap_servers:
-        dead_letters = KafkaDeadLetters(
-            settings.kafka.bootstrap_servers,
-            settings.kafka.dlq_topic,
-            **security_options(settings.kafka.options),
-        )
-        if replay is not None:
-            receivers = [KafkaReplayReceiver(settings.kafka, dead_letters, *replay)]
-        else:
-            receivers = [KafkaReceiver(settings.kafka, dead_letters)]
-    else:
-        dead_letters = LogDeadLetters()
-        receivers = _otlp_receivers(settings, dead_letters)
-    pipeline_kwargs = _evaluation_stages(settings) if evaluate else {}
+    """The service from settings; `evaluate=False` stops after extraction (`ragpulse inspect`);
+    `replay=(start_ms, end_ms)` re-reads that range of the Kafka topic instead of joining the group."""
+    dead_letters = build_dead_letters(settings)
+    receivers = build_receivers(settings, dead_letters, replay)
+    workers = settings.evaluation.workers
     pipeline = Pipeline(
         receivers=receivers,
         assembler=TraceAssembler(settings.assembly),
         dead_letters=dead_letters,
+        sampler=Sampler(settings.sampling) if evaluate else None,
+        evaluator=build_evaluator(settings.judge, settings.metrics, workers) if evaluate else None,
+        exporters=build_exporters(settings) if evaluate else [],
+        config=settings.evaluation,
         log_records=settings.log_records,
+        already_evaluated=recently_evaluated(settings) if evaluate else [],
         extraction=settings.extraction,
-        **pipeline_kwargs,
     )
     status = StatusServer(settings.metrics_host, settings.metrics_port, ready=lambda: pipeline.ready)
     BUILD_INFO.labels(__version__).set(1)
     return Service(settings, pipeline, status, receivers)
 
 
-def _otlp_receivers(settings: Settings, dead_letters: DeadLetterSink) -> list[Receiver]:
-    """Embedded mode: OTLP/HTTP always (first: demo and tests read its port), OTLP/gRPC unless -1."""
-    host, limit = settings.otlp_host, settings.otlp_max_body_bytes
-    receivers: list[Receiver] = [
-        OtlpHttpReceiver(
-            OtlpHttpConfig(host=host, port=settings.otlp_port, max_body_bytes=limit), dead_letters
-        )
-    ]
-    if settings.otlp_grpc_port >= 0:
-        grpc_config = OtlpGrpcConfig(host=host, port=settings.otlp_grpc_port, max_body_bytes=limit)
-        receivers.append(OtlpGrpcReceiver(grpc_config, dead_letters))
+def build_dead_letters(settings: Settings) -> DeadLetterSink:
+    """The dead-letter topic beside the spans topic with Kafka; the log without."""
+    kafka = settings.kafka
+    if not kafka.bootstrap_servers:
+        return LogDeadLetters()
+    return KafkaDeadLetters(kafka.bootstrap_servers, kafka.dlq_topic, **security_options(kafka.options))
+
+
+def build_receivers(
+    settings: Settings, dead_letters: DeadLetterSink, replay: tuple[int, int] | None = None
+) -> list[Receiver]:
+    """Kafka (the group, or a replay) when configured; else the embedded OTLP/HTTP receiver (first:
+    the demo and tests read its port) and OTLP/gRPC unless its port is -1."""
+    if settings.kafka.bootstrap_servers:
+        if replay is not None:
+            return [KafkaReplayReceiver(settings.kafka, dead_letters, *replay)]
+        return [KafkaReceiver(settings.kafka, dead_letters)]
+    receivers: list[Receiver] = [OtlpHttpReceiver(settings.otlp, dead_letters)]
+    if settings.otlp.grpc_port >= 0:
+        receivers.append(OtlpGrpcReceiver(settings.otlp, dead_letters))
     return receivers
 
 
-def _evaluation_stages(settings: Settings) -> dict[str, object]:
-    """Sampler, evaluator and exporters (the evaluation half of the pipeline)."""
-    from collector.evaluation import build_evaluation_stages
+def recently_evaluated(settings: Settings) -> list[tuple[str, str]]:
+    """What the results topic says was scored lately: a restarted replica does not score it twice."""
+    if not settings.results.bootstrap_servers:
+        return []
+    keys = recent_results(settings.results, settings.evaluation.dedup_window_s)
+    logger.info("duplicate filter seeded with %d recent results", len(keys))
+    return keys
 
+
+def build_exporters(settings: Settings) -> list[EvaluationExporter]:
+    """Prometheus always (labels bounded by the allow-lists); evaluation spans and the results topic
+    when configured."""
     labels = settings.labels
-    services = LabelPolicy(labels.services, labels.max_values)
-    routes = LabelPolicy(labels.routes, labels.max_values)
-    return build_evaluation_stages(settings, services, routes)
+    exporters: list[EvaluationExporter] = [
+        PrometheusExporter(
+            LabelPolicy(labels.services, labels.max_values), LabelPolicy(labels.routes, labels.max_values)
+        )
+    ]
+    if settings.otel_export.endpoint:
+        exporters.append(OtelSpanExporter(settings.otel_export))
+    if settings.results.bootstrap_servers:
+        exporters.append(KafkaResultsExporter(settings.results))
+    return exporters
 
 
 def on_signals(stop: asyncio.Event) -> None:

@@ -80,9 +80,10 @@ def summary_lines(settings: Settings) -> list[str]:
             f"(dead letters to {kafka.dlq_topic})"
         )
     else:
-        grpc = "off" if settings.otlp_grpc_port < 0 else f"{settings.otlp_host}:{settings.otlp_grpc_port}"
+        otlp = settings.otlp
+        grpc = "off" if otlp.grpc_port < 0 else f"{otlp.host}:{otlp.grpc_port}"
         source = (
-            f"embedded OTLP receivers: gRPC {grpc}, HTTP {settings.otlp_host}:{settings.otlp_port} "
+            f"embedded OTLP receivers: gRPC {grpc}, HTTP {otlp.host}:{otlp.port} "
             "(no kafka.bootstrap_servers is set)"
         )
     spans = (

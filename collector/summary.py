@@ -39,7 +39,7 @@ def summary_line(judge: str) -> str:
         "dropped " + (", ".join(f"{r}={n:.0f}" for r, n in sorted(dropped.items())) if dropped else "none"),
         f"judge {judge}",
     ]
-    if CONSUMER_LAG.collect()[0].samples:
+    if next(iter(CONSUMER_LAG.collect())).samples:
         parts.append(f"Kafka lag {lag:.0f}")
     return "totals: " + "; ".join(parts)
 

@@ -28,6 +28,7 @@ from evaluators.metrics import (
     NoiseSensitivity,
     create_metric,
     metric_names,
+    required_inputs,
 )
 from evaluators.result import (
     CaseResult,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from collector.conventions import genai, native, openinference, openllmetry
 from collector.conventions.common import ExtractionError, Found, conversation_id, parse_json, require, text
@@ -24,6 +24,8 @@ from collector.spans import Span
 
 
 class ExtractionConfig(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
     prompt_context: PromptContextConfig = Field(default_factory=PromptContextConfig)
 
 

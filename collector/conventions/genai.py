@@ -59,7 +59,7 @@ def messages_from(value: Any, default_role: str = "") -> list[Message]:
     for item in value:
         item = loads_lenient(item)
         if isinstance(item, dict):
-            message = item.get("message") if isinstance(item.get("message"), dict) else {}
+            message = item["message"] if isinstance(item.get("message"), dict) else {}
             text = content_text(item.get("parts", item.get("content")))
             if not text:  # a choice: {message: {content}}
                 text = content_text(message.get("content"))

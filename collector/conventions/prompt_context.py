@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from collector.records import RetrievedNode
 
@@ -47,6 +47,8 @@ _INSTRUCTIONS = (
 
 
 class PromptContextConfig(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
     enabled: bool = Field(
         True, description="Read context from the prompt when a trace has no retriever span."
     )
@@ -113,7 +115,7 @@ def split_passages(context: str, config: PromptContextConfig) -> list[tuple[str,
             )
         else:
             blocks[-1][1].append(line.strip())
-    passages = []
+    passages: list[tuple[str, str]] = []
     for marker_id, lines in blocks:
         text = " ".join(line for line in lines if line).strip()
         if not text or _is_metadata(lines) or (marker_id is None and _is_instruction(text, config)):

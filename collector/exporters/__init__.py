@@ -1,20 +1,15 @@
-"""Exporters (sinks): where evaluations go once judged.
+"""Exporters (sinks): where evaluations go once judged (`EvaluationExporter` in `collector.stages`).
 
-Modelled on the OTel SDK's `SpanExporter`: three methods, and `export` never raises for a transport
-failure (it logs and counts), because one unreachable backend must not stop the pipeline or the
-other exporters. Queueing and retries belong to the exporter's own machinery (e.g. the SDK's
-`BatchSpanProcessor`, the Kafka producer's buffer), not to the pipeline.
+`prometheus` (scores and outcomes, exemplars = trace ids), `otel_spans` (evaluation spans in the
+evaluated trace) and `kafka_results` (JSON documents on a topic). None blocks the pipeline: the
+Prometheus one only updates memory, the other two send from their own threads.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol
+from collector.stages import Outcome
 
-from collector.records import RagRecord
-from collector.results import Evaluation, Outcome
-
-__all__ = ["EvaluationExporter", "score_label"]
+__all__ = ["score_label"]
 
 _LABELS = {
     Outcome.PASSED: "pass",
@@ -22,20 +17,6 @@ _LABELS = {
     Outcome.ERROR: "error",
     Outcome.UNMEASURED: "unmeasured",
 }
-
-
-class EvaluationExporter(Protocol):
-    def export(self, record: RagRecord, evaluations: Sequence[Evaluation]) -> None:
-        """Hand over one record's evaluations; must not raise on transport errors (log and count)."""
-        ...
-
-    def force_flush(self, timeout_s: float = 10.0) -> bool:
-        """Push out what is buffered; True when everything was delivered in time."""
-        ...
-
-    def shutdown(self) -> None:
-        """Flush what is buffered and release connections; export() is a no-op afterwards."""
-        ...
 
 
 def score_label(outcome: Outcome) -> str:

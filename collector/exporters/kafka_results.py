@@ -1,9 +1,9 @@
 """Evaluation results as JSON on a Kafka topic, for warehouses, notebooks and other consumers.
 
 One record per metric per trace, keyed by the trace id, so every result of a trace lands on the
-same partition in order and a compacting or joining consumer can key on it. Sends are
-asynchronous (the producer batches); failures are logged and counted, never raised, so a slow or
-absent results topic cannot stall evaluation.
+same partition in order and a compacting or joining consumer can key on it. Sends go through a
+`KafkaWriter` (its own thread, a bounded queue): failures and a full queue are logged and
+counted, never raised nor waited out, so a slow or stalled results topic cannot stall evaluation.
 """
 
 from __future__ import annotations
@@ -15,18 +15,20 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from kafka import KafkaConsumer, KafkaProducer
+from kafka import KafkaConsumer
 from kafka.errors import KafkaError
 from kafka.structs import TopicPartition
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from collector import __version__
 from collector.dedup import evaluation_key
 from collector.kafka_options import security_options
+from collector.kafka_writer import KafkaWriter, WriterFull
+from collector.logs import RateLimitedLog
 from collector.metrics import EXPORT_ERRORS
 from collector.offsets import offsets_at
 from collector.records import RagRecord
-from collector.results import Evaluation, Outcome
+from collector.stages import Evaluation, Outcome
 
 logger = logging.getLogger(__name__)
 
@@ -34,8 +36,13 @@ CONTENT_TYPE_HEADER = ("content-type", b"application/json")
 
 
 class KafkaResultsConfig(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
     bootstrap_servers: str | None = Field(None, description="host:port[,host:port]; unset = disabled.")
     topic: str = "ragpulse_evaluations"
+    max_queued: int = Field(
+        10_000, ge=1, description="Results waiting for the broker; beyond it they are counted and dropped."
+    )
     options: dict[str, Any] = Field(
         default_factory=dict,
         description="Passed to kafka-python's KafkaProducer untouched: acks, linger_ms, compression_type, "
@@ -81,8 +88,11 @@ class KafkaResultsExporter:
         self.config = config
         self._clock = clock
         # Raises NoBrokersAvailable at start when the brokers cannot be reached: a clear error early.
-        self._producer = KafkaProducer(bootstrap_servers=config.bootstrap_servers, **config.options)
+        self._writer = KafkaWriter(
+            config.bootstrap_servers, "results", max_queued=config.max_queued, **config.options
+        )
         self._closed = False
+        self._failures = RateLimitedLog(interval_s=10.0)
 
     def export(self, record: RagRecord, evaluations: Sequence[Evaluation]) -> None:
         if self._closed:
@@ -91,40 +101,42 @@ class KafkaResultsExporter:
         key = record.trace_id.encode()
         for evaluation in evaluations:
             value = json.dumps(result_document(record, evaluation, evaluated_at), ensure_ascii=False)
-            try:
-                future = self._producer.send(
-                    self.config.topic, key=key, value=value.encode(), headers=[CONTENT_TYPE_HEADER]
-                )
-            except KafkaError as exc:
-                self._failed(record, evaluation, exc)
-                continue
-            future.add_errback(self._failed, record, evaluation)
 
-    def _failed(self, record: RagRecord, evaluation: Evaluation, exc: BaseException) -> None:
+            def failed(exc: BaseException, metric: str = evaluation.metric) -> None:
+                self._failed(record, metric, exc)
+
+            try:
+                self._writer.send(
+                    self.config.topic, value.encode(), key, [CONTENT_TYPE_HEADER], on_failed=failed
+                )
+            except WriterFull as exc:
+                failed(exc)
+
+    def _failed(self, record: RagRecord, metric: str, exc: BaseException) -> None:
         EXPORT_ERRORS.labels("kafka").inc()
-        logger.warning(
+        self._failures.log(
+            logger,
+            exc,
             "result not written to %s: trace=%s metric=%s: %r",
             self.config.topic,
             record.trace_id,
-            evaluation.metric,
+            metric,
             exc,
         )
 
     def force_flush(self, timeout_s: float = 10.0) -> bool:
-        """True when every buffered record was handed to the broker (failures are counted apart)."""
+        """True when every queued result was answered by the broker (failures are counted apart)."""
         if self._closed:
             return True
-        try:
-            self._producer.flush(timeout=timeout_s)
-        except KafkaError as exc:
-            logger.warning("results flush to %s did not finish: %r", self.config.topic, exc)
+        if not self._writer.flush(timeout_s):
+            logger.warning("results flush to %s did not finish in %.0fs", self.config.topic, timeout_s)
             return False
         return True
 
     def shutdown(self) -> None:
         if not self._closed:
             self._closed = True
-            self._producer.close(timeout=10)
+            self._writer.close(timeout_s=10)
 
 
 def recent_results(

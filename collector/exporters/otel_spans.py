@@ -23,13 +23,13 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.sampling import ALWAYS_ON
 from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, SpanKind, Status, StatusCode, TraceFlags
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from collector import __version__
 from collector.exporters import score_label
 from collector.metrics import EXPORT_ERRORS
 from collector.records import RagRecord
-from collector.results import Evaluation, Outcome
+from collector.stages import Evaluation, Outcome
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +37,8 @@ EVALUATION_EVENT = "gen_ai.evaluation.result"
 
 
 class OtelExportConfig(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
     endpoint: str | None = Field(
         None, description="OTLP/HTTP traces URL, e.g. http://127.0.0.1:4318/v1/traces; unset = disabled."
     )

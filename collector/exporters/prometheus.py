@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from collector.metrics import EVALUATION_SCORE, EVALUATIONS, LabelPolicy
 from collector.records import RagRecord
-from collector.results import Evaluation
+from collector.stages import Evaluation
 
 
 class PrometheusExporter:

@@ -1,7 +1,9 @@
 """The Kafka receiver: a kafka-python consumer in a consumer group, committing at-least-once.
 
-Offsets are committed by this thread only (kafka-python consumers are not thread-safe), and only
-as far as `OffsetTracker` says every earlier record is done. When too many records are in flight
+Offsets are committed by the consumer thread only (kafka-python consumers are not thread-safe),
+the last one included, and only as far as `OffsetTracker` says every earlier record is done:
+`stop()` ends polling at once, the thread goes on committing while the pipeline drains, and
+`shutdown()` asks it for the final commit and the close. When too many records are in flight
 the consumer pauses its partitions instead of buffering without bound.
 
 It reads two topics, as the OTel Collector's kafkaexporter writes them: spans (`otlp_spans`) and
@@ -28,20 +30,21 @@ from typing import Any
 from kafka import KafkaConsumer
 from kafka.consumer.subscription_state import ConsumerRebalanceListener
 from kafka.structs import OffsetAndMetadata, TopicPartition
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from collector.deadletter import DeadLetterSink, internal_error_detail
 from collector.decode import DecodeError, Encoding
 from collector.logs import RateLimitedLog
 from collector.metrics import CONSUMER_LAG
 from collector.offsets import OffsetTracker, RecordAck
-from collector.receivers import Deliver, Received
 from collector.receivers.otlp import Signal, count, dead_letter_source, decode_batch
+from collector.stages import DeadLetter, DeadLetterSink, Deliver, Received, internal_error_detail
 
 logger = logging.getLogger(__name__)
 
 
 class KafkaConfig(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
     bootstrap_servers: str | None = Field(None, description="host:port[,host:port]; unset = no Kafka.")
     topic: str = "otlp_spans"
     logs_topic: str | None = Field(
@@ -91,7 +94,8 @@ class KafkaReceiver:
         self.config = config
         self.tracker = OffsetTracker()
         self._dead_letters = dead_letters
-        self._stop = threading.Event()
+        self._stop = threading.Event()  # no more polling
+        self._close = threading.Event()  # final commit, then close (on the consumer thread)
         self._thread: threading.Thread | None = None
         self._consumer: KafkaConsumer | None = None
         self._assigned = False
@@ -99,8 +103,8 @@ class KafkaReceiver:
         self._error_log = RateLimitedLog(interval_s=10.0)
         self._rejected_log = RateLimitedLog(interval_s=60.0)
 
-    def exhausted(self) -> bool:
-        """A consumer-group receiver never runs out; a bounded replay does."""
+    def exhausted(self, consumer: KafkaConsumer) -> bool:
+        """A consumer-group receiver never runs out; a bounded replay does (called on its thread)."""
         return False
 
     def assignment(self) -> set[TopicPartition]:
@@ -111,25 +115,30 @@ class KafkaReceiver:
         return self._consumer is not None and self._assigned and not self._stop.is_set()
 
     def start(self, deliver: Deliver) -> None:
+        self._consumer = self._connect()
+        self._thread = threading.Thread(target=self._run, args=(deliver,), name="kafka-receiver", daemon=True)
+        self._thread.start()
+
+    def _connect(self) -> KafkaConsumer:
+        """A consumer in the group, subscribed to the topics (a replay overrides this)."""
         options = {"auto_offset_reset": self.config.auto_offset_reset, **self.config.options}
-        self._consumer = KafkaConsumer(
+        consumer = KafkaConsumer(
             bootstrap_servers=self.config.bootstrap_servers,
             group_id=self.config.group_id,
             enable_auto_commit=False,
             **options,
         )
-        self._consumer.subscribe(pattern=self.config.topics_pattern, listener=_Rebalance(self))
-        self._start_thread(deliver)
+        consumer.subscribe(pattern=self.config.topics_pattern, listener=_Rebalance(self))
+        return consumer
 
-    def _start_thread(self, deliver: Deliver) -> None:
-        self._thread = threading.Thread(target=self._run, args=(deliver,), name="kafka-receiver", daemon=True)
-        self._thread.start()
+    def _on_assigned(self, partitions: set[TopicPartition]) -> None:
+        self._assigned, self._assignment = True, set(partitions)
 
     def _run(self, deliver: Deliver) -> None:
         consumer = self._consumer
         assert consumer is not None
         last_commit = time.monotonic()
-        while not self._stop.is_set() and not self.exhausted():
+        while not self._stop.is_set() and not self.exhausted(consumer):
             self._flow_control(consumer)
             try:
                 batches = consumer.poll(timeout_ms=200, max_records=500)
@@ -144,6 +153,11 @@ class KafkaReceiver:
                 self.commit()
                 self._report_lag(consumer)
                 last_commit = time.monotonic()
+        # Stopped: no more polling, but records in flight are still being finished by the pipeline.
+        while not self._close.wait(self.config.commit_interval_s):
+            self.commit()
+        self.commit()
+        consumer.close(autocommit=False)
 
     def _handle(self, partition: TopicPartition, record: Any, deliver: Deliver) -> None:
         ack = self.tracker.track(partition, record.offset)  # one hold, handed to the pipeline with the spans
@@ -170,16 +184,15 @@ class KafkaReceiver:
             self._dead_letter(signal, "internal_error", detail, record, ack)
 
     def _dead_letter(self, signal: Signal, reason: str, detail: str, record: Any, ack: RecordAck) -> None:
-        """Set the record aside, then release its offset; if the dead-letter topic cannot take it,
-        keep the hold: the offset stays uncommitted and the record is read again after a restart."""
+        """Set the record aside; its offset is released once the dead-letter topic has it. If it
+        cannot be written the hold stays: the offset is not committed and the record is read again
+        after a restart."""
+        source = dead_letter_source("kafka", signal)
+        letter = DeadLetter(reason, detail, record.value or b"", record.key, source)
         try:
-            self._dead_letters.write(
-                reason, detail, record.value or b"", record.key, source=dead_letter_source("kafka", signal)
-            )
+            self._dead_letters.write(letter, on_written=ack.release)
         except Exception as exc:
             self._error_log.log(logger, exc, "dead letter of offset %d failed (%s)", record.offset, exc)
-            return
-        ack.release()
 
     def _flow_control(self, consumer: KafkaConsumer) -> None:
         in_flight = self.tracker.in_flight()
@@ -206,17 +219,18 @@ class KafkaReceiver:
                 CONSUMER_LAG.labels(partition.topic, str(partition.partition)).set(lag)
 
     def stop(self) -> None:
-        """Stop polling; records already delivered are still acknowledged and committed later."""
+        """Stop polling, at once; records already delivered are still acknowledged and committed."""
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(10)
 
     def shutdown(self, timeout_s: float = 10.0) -> None:
-        self.stop()
-        if self._consumer is not None:
-            self.commit()
-            self._consumer.close(autocommit=False)
-            self._consumer = None
+        """The consumer thread commits what is done and closes the consumer; wait up to `timeout_s`."""
+        self._stop.set()
+        self._close.set()
+        if self._thread is not None:
+            self._thread.join(timeout_s)
+            if self._thread.is_alive():
+                logger.warning("the Kafka consumer did not close within %.0fs", timeout_s)
+        self._consumer = None
 
 
 class _Rebalance(ConsumerRebalanceListener):
@@ -226,12 +240,11 @@ class _Rebalance(ConsumerRebalanceListener):
     def on_partitions_revoked(self, revoked: Any) -> None:
         self.receiver.commit()
         self.receiver.tracker.forget(revoked)
-        self.receiver._assignment -= set(revoked)
+        self.receiver._on_assigned(self.receiver.assignment() - set(revoked))
         for partition in revoked:
             with contextlib.suppress(KeyError):
                 CONSUMER_LAG.remove(partition.topic, str(partition.partition))
 
     def on_partitions_assigned(self, assigned: Any) -> None:
-        self.receiver._assigned = True
-        self.receiver._assignment = set(assigned)
+        self.receiver._on_assigned(set(assigned))
         logger.info("assigned partitions: %s", sorted(p.partition for p in assigned))

@@ -29,18 +29,32 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTracePartialSuccess,
     ExportTraceServiceResponse,
 )
+from pydantic import BaseModel, ConfigDict, Field
 
-from collector.deadletter import DeadLetterSink, internal_error_detail
 from collector.decode import DecodeError, Encoding, decode, decode_logs, decompress
 from collector.logs import RateLimitedLog
 from collector.metrics import LOG_RECORDS_RECEIVED, SPANS_RECEIVED
 from collector.offsets import NoAck
-from collector.receivers import Deliver, Received
 from collector.spans import LogEvent, Span, flatten, flatten_logs
+from collector.stages import DeadLetter, DeadLetterSink, Deliver, Received, internal_error_detail
 
 logger = logging.getLogger(__name__)
 
 _ZERO_TRACE_ID, _ZERO_SPAN_ID = "0" * 32, "0" * 16
+
+
+class OtlpConfig(BaseModel):
+    """The embedded OTLP receivers, used when Kafka is not set: HTTP always, gRPC unless `grpc_port` is -1."""
+
+    model_config = ConfigDict(frozen=True)
+
+    host: str = Field("127.0.0.1", description="Listen address; 0.0.0.0 to accept from other hosts.")
+    port: int = Field(4318, ge=0, le=65535, description="OTLP/HTTP; 0 = an ephemeral port.")
+    grpc_port: int = Field(4317, ge=-1, le=65535, description="OTLP/gRPC; 0 = ephemeral, -1 = disabled.")
+    max_body_bytes: int = Field(
+        8 * 1024 * 1024, ge=1024, description="Largest request, compressed and decompressed."
+    )
+    grpc_workers: int = Field(8, ge=1, description="OTLP/gRPC requests decoded concurrently.")
 
 
 class Signal(StrEnum):
@@ -95,7 +109,7 @@ def dead_letter_source(source: str, signal: Signal) -> str:
     return source if signal is Signal.TRACES else f"{source}/logs"
 
 
-class Outcome(StrEnum):
+class RequestOutcome(StrEnum):
     ACCEPTED = "accepted"  # possibly with rejected items: a partial success
     INVALID = "invalid"  # not retryable: HTTP 400, gRPC INVALID_ARGUMENT
     TOO_LARGE = "too_large"  # HTTP 413, gRPC RESOURCE_EXHAUSTED
@@ -104,12 +118,17 @@ class Outcome(StrEnum):
 
 
 # google.rpc.Code numbers, for the Status body of an HTTP error (the OTLP/HTTP spec asks for one).
-_RPC_CODES = {Outcome.INVALID: 3, Outcome.TOO_LARGE: 8, Outcome.INTERNAL: 13, Outcome.UNAVAILABLE: 14}
+_RPC_CODES = {
+    RequestOutcome.INVALID: 3,
+    RequestOutcome.TOO_LARGE: 8,
+    RequestOutcome.INTERNAL: 13,
+    RequestOutcome.UNAVAILABLE: 14,
+}
 
 
 @dataclass(frozen=True, slots=True)
 class ExportResult:
-    outcome: Outcome
+    outcome: RequestOutcome
     rejected: int = 0
     message: str = ""
 
@@ -165,17 +184,23 @@ class OtlpIntake:
                 deliver(Received(spans=batch.spans, ack=NoAck(), source=self.source, logs=batch.logs))
         except DecodeError as exc:
             self._dead_letter(signal, exc.reason, exc.detail, payload)
-            outcome = Outcome.TOO_LARGE if exc.reason == "too_large" else Outcome.INVALID
+            outcome = RequestOutcome.TOO_LARGE if exc.reason == "too_large" else RequestOutcome.INVALID
             return ExportResult(outcome, message=str(exc))
         except Exception as exc:
             detail = internal_error_detail(exc)
             self._error_log.log(logger, exc, "%s %s request failed (%s)", self.source, signal, detail)
             self._dead_letter(signal, "internal_error", detail, payload)
-            return ExportResult(Outcome.INTERNAL, message=detail)
-        return ExportResult(Outcome.ACCEPTED, batch.rejected, batch.rejection_message(signal))
+            return ExportResult(RequestOutcome.INTERNAL, message=detail)
+        return ExportResult(RequestOutcome.ACCEPTED, batch.rejected, batch.rejection_message(signal))
 
     def _dead_letter(self, signal: Signal, reason: str, detail: str, payload: bytes) -> None:
+        """The client gets its answer either way; an OTLP request has no offset to keep."""
+        letter = DeadLetter(reason, detail, payload, source=dead_letter_source(self.source, signal))
         try:
-            self._dead_letters.write(reason, detail, payload, source=dead_letter_source(self.source, signal))
-        except Exception as exc:  # the client still gets its answer; the failure is logged
+            self._dead_letters.write(letter, on_written=_nothing)
+        except Exception as exc:
             self._error_log.log(logger, exc, "dead letter from %s failed (%s)", self.source, exc)
+
+
+def _nothing() -> None:
+    pass

@@ -20,44 +20,35 @@ import grpc
 from google.protobuf.message import Message
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
-from pydantic import BaseModel, Field
 
-from collector.deadletter import DeadLetterSink
 from collector.decode import Encoding
 from collector.http_server import PortUnavailable
-from collector.receivers import Deliver
-from collector.receivers.otlp import OtlpIntake, Outcome, Signal
+from collector.receivers.otlp import OtlpConfig, OtlpIntake, RequestOutcome, Signal
+from collector.stages import DeadLetterSink, Deliver
 
 logger = logging.getLogger(__name__)
-_SETTING = "--otlp-grpc-port (RAGPULSE_OTLP_GRPC_PORT; -1 turns it off)"
+_SETTING = "--otlp-grpc-port (RAGPULSE_OTLP__GRPC_PORT; -1 turns it off)"
 
 _SERVICES = {
     Signal.TRACES: trace_service_pb2.DESCRIPTOR.services_by_name["TraceService"].full_name,
     Signal.LOGS: logs_service_pb2.DESCRIPTOR.services_by_name["LogsService"].full_name,
 }
 _CODES = {
-    Outcome.INVALID: grpc.StatusCode.INVALID_ARGUMENT,
-    Outcome.TOO_LARGE: grpc.StatusCode.RESOURCE_EXHAUSTED,
-    Outcome.INTERNAL: grpc.StatusCode.INTERNAL,
-    Outcome.UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
+    RequestOutcome.INVALID: grpc.StatusCode.INVALID_ARGUMENT,
+    RequestOutcome.TOO_LARGE: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    RequestOutcome.INTERNAL: grpc.StatusCode.INTERNAL,
+    RequestOutcome.UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
 }
-
-
-class OtlpGrpcConfig(BaseModel):
-    host: str = Field("127.0.0.1", description="Listen address; 0.0.0.0 to accept from other hosts.")
-    port: int = Field(4317, ge=0, le=65535)
-    max_body_bytes: int = Field(8 * 1024 * 1024, ge=1024, description="Largest (decompressed) message.")
-    workers: int = Field(8, ge=1, description="Requests decoded concurrently.")
 
 
 class OtlpGrpcReceiver:
     name = "otlp_grpc"
 
-    def __init__(self, config: OtlpGrpcConfig, dead_letters: DeadLetterSink) -> None:
+    def __init__(self, config: OtlpConfig, dead_letters: DeadLetterSink) -> None:
         self.config = config
         self._intake = OtlpIntake("otlp_grpc", dead_letters, config.max_body_bytes)
         self._server: grpc.Server | None = None
-        self._port = config.port
+        self._port = config.grpc_port
         self._deliver: Deliver | None = None
         self._accepting = False
 
@@ -72,7 +63,7 @@ class OtlpGrpcReceiver:
     def start(self, deliver: Deliver) -> None:
         self._deliver = deliver
         server = grpc.server(
-            ThreadPoolExecutor(self.config.workers, thread_name_prefix="otlp-grpc"),
+            ThreadPoolExecutor(self.config.grpc_workers, thread_name_prefix="otlp-grpc"),
             handlers=[self._service(signal) for signal in Signal],
             options=[
                 ("grpc.max_receive_message_length", self.config.max_body_bytes),
@@ -81,11 +72,13 @@ class OtlpGrpcReceiver:
         )
         host = f"[{self.config.host}]" if ":" in self.config.host else self.config.host
         try:
-            port = server.add_insecure_port(f"{host}:{self.config.port}")
+            port = server.add_insecure_port(f"{host}:{self.config.grpc_port}")
         except RuntimeError as exc:  # recent grpcio raises, older ones return 0
-            raise PortUnavailable("OTLP/gRPC", host, self.config.port, _SETTING, exc) from None
+            raise PortUnavailable("OTLP/gRPC", host, self.config.grpc_port, _SETTING, exc) from None
         if port == 0:
-            raise PortUnavailable("OTLP/gRPC", host, self.config.port, _SETTING, "address already in use")
+            raise PortUnavailable(
+                "OTLP/gRPC", host, self.config.grpc_port, _SETTING, "address already in use"
+            )
         self._server, self._port, self._accepting = server, port, True  # before the first call can arrive
         server.start()
         logger.info("OTLP/gRPC receiver on %s:%d", self.config.host, port)
@@ -104,7 +97,7 @@ class OtlpGrpcReceiver:
                 context.abort(grpc.StatusCode.UNAVAILABLE, "shutting down")
             assert self._deliver is not None
             result = self._intake.export(signal, request, Encoding.OTLP_PROTO, self._deliver)
-            if result.outcome is not Outcome.ACCEPTED:
+            if result.outcome is not RequestOutcome.ACCEPTED:
                 context.abort(_CODES[result.outcome], result.message)
             return result.response(signal)
 

@@ -14,42 +14,34 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 
-from pydantic import BaseModel, Field
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from collector.deadletter import DeadLetterSink
 from collector.decode import Encoding
 from collector.http_server import HttpServer
-from collector.receivers import Deliver
-from collector.receivers.otlp import ExportResult, OtlpIntake, Outcome, Signal, serialize
+from collector.receivers.otlp import ExportResult, OtlpConfig, OtlpIntake, RequestOutcome, Signal, serialize
+from collector.stages import DeadLetterSink, Deliver
 
 logger = logging.getLogger(__name__)
 
 _CONTENT_TYPES = {"application/x-protobuf": Encoding.OTLP_PROTO, "application/json": Encoding.OTLP_JSON}
 _MEDIA_TYPES = {encoding: media for media, encoding in _CONTENT_TYPES.items()}
 _HTTP_STATUS = {
-    Outcome.ACCEPTED: 200,
-    Outcome.INVALID: 400,
-    Outcome.TOO_LARGE: 413,
-    Outcome.INTERNAL: 500,
-    Outcome.UNAVAILABLE: 503,
+    RequestOutcome.ACCEPTED: 200,
+    RequestOutcome.INVALID: 400,
+    RequestOutcome.TOO_LARGE: 413,
+    RequestOutcome.INTERNAL: 500,
+    RequestOutcome.UNAVAILABLE: 503,
 }
-
-
-class OtlpHttpConfig(BaseModel):
-    host: str = Field("127.0.0.1", description="Listen address; 0.0.0.0 to accept from other hosts.")
-    port: int = Field(4318, ge=0, le=65535)
-    max_body_bytes: int = Field(8 * 1024 * 1024, ge=1024, description="Compressed and decompressed.")
 
 
 class OtlpHttpReceiver:
     name = "otlp"
 
-    def __init__(self, config: OtlpHttpConfig, dead_letters: DeadLetterSink) -> None:
+    def __init__(self, config: OtlpConfig, dead_letters: DeadLetterSink) -> None:
         self.config = config
         self._intake = OtlpIntake("otlp", dead_letters, config.max_body_bytes)
         self._deliver: Deliver | None = None
@@ -63,7 +55,7 @@ class OtlpHttpReceiver:
             config.host,
             config.port,
             name="OTLP/HTTP",
-            setting="--otlp-port (RAGPULSE_OTLP_PORT)",
+            setting="--otlp-port (RAGPULSE_OTLP__PORT)",
         )
 
     @property
@@ -94,21 +86,27 @@ class OtlpHttpReceiver:
         media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
         encoding = _CONTENT_TYPES.get(media_type)
         if not self._accepting or self._deliver is None:
-            return _error(ExportResult(Outcome.UNAVAILABLE, message="shutting down"), encoding)
+            return _error(ExportResult(RequestOutcome.UNAVAILABLE, message="shutting down"), encoding)
         if encoding is None:
             return PlainTextResponse("use application/x-protobuf or application/json", 415)
         limit = self.config.max_body_bytes
         declared = request.headers.get("content-length")
         if declared is not None and not declared.strip().isdigit():
-            return _error(ExportResult(Outcome.INVALID, message=f"bad Content-Length {declared!r}"), encoding)
+            return _error(
+                ExportResult(RequestOutcome.INVALID, message=f"bad Content-Length {declared!r}"), encoding
+            )
         if declared is not None and int(declared) > limit:
-            return _error(ExportResult(Outcome.TOO_LARGE, message=f"body over {limit} bytes"), encoding)
+            return _error(
+                ExportResult(RequestOutcome.TOO_LARGE, message=f"body over {limit} bytes"), encoding
+            )
         try:
             body = await _read_body(request, limit)
         except ClientDisconnect:
             return PlainTextResponse("client disconnected", 400)
         if body is None:
-            return _error(ExportResult(Outcome.TOO_LARGE, message=f"body over {limit} bytes"), encoding)
+            return _error(
+                ExportResult(RequestOutcome.TOO_LARGE, message=f"body over {limit} bytes"), encoding
+            )
         result = await run_in_threadpool(
             self._intake.export,
             signal,
@@ -117,7 +115,7 @@ class OtlpHttpReceiver:
             self._deliver,
             request.headers.get("content-encoding"),
         )
-        if result.outcome is not Outcome.ACCEPTED:
+        if result.outcome is not RequestOutcome.ACCEPTED:
             return _error(result, encoding)
         return Response(serialize(result.response(signal), encoding), 200, media_type=_MEDIA_TYPES[encoding])
 

@@ -15,10 +15,9 @@ from typing import Any
 from kafka import KafkaConsumer
 from kafka.structs import TopicPartition
 
-from collector.deadletter import DeadLetterSink
 from collector.offsets import offsets_at
-from collector.receivers import Deliver
 from collector.receivers.kafka import KafkaConfig, KafkaReceiver
+from collector.stages import DeadLetterSink, Deliver
 
 logger = logging.getLogger(__name__)
 
@@ -33,7 +32,8 @@ class KafkaReplayReceiver(KafkaReceiver):
         self.records_read = 0
         self.finished = threading.Event()
 
-    def start(self, deliver: Deliver) -> None:
+    def _connect(self) -> KafkaConsumer:
+        """A consumer outside the group, assigned every partition and sought to `start_ms`."""
         consumer = KafkaConsumer(
             bootstrap_servers=self.config.bootstrap_servers,
             group_id=None,
@@ -46,8 +46,8 @@ class KafkaReplayReceiver(KafkaReceiver):
         for tp, begin in offsets_at(consumer, partitions, self.start_ms).items():
             consumer.seek(tp, begin)
         logger.info("replaying %s: %d records", self.config.topic, self.backlog(consumer))
-        self._consumer, self._assigned, self._assignment = consumer, True, set(partitions)
-        super()._start_thread(deliver)
+        self._on_assigned(set(partitions))
+        return consumer
 
     def _partitions(self, consumer: KafkaConsumer) -> set[int]:
         partitions = consumer.partitions_for_topic(self.config.topic)
@@ -64,10 +64,9 @@ class KafkaReplayReceiver(KafkaReceiver):
         self.records_read += 1
         super()._handle(partition, record, deliver)
 
-    def exhausted(self) -> bool:
+    def exhausted(self, consumer: KafkaConsumer) -> bool:
         """Called on the consumer thread; `finished` tells the other threads."""
-        consumer = self._consumer
-        if consumer is not None and all(consumer.position(tp) >= stop for tp, stop in self._stop_at.items()):
+        if all(consumer.position(tp) >= stop for tp, stop in self._stop_at.items()):
             self.finished.set()
         return self.finished.is_set()
 

@@ -4,7 +4,7 @@ from evaluators.metrics.base import Metric, Scored
 from evaluators.metrics.correctness import AnswerCorrectness, AnswerSimilarity, NoiseSensitivity
 from evaluators.metrics.critique import AspectCritique, GEval
 from evaluators.metrics.faithfulness import Faithfulness, Hallucination
-from evaluators.metrics.registry import create_metric, metric_names
+from evaluators.metrics.registry import create_metric, metric_names, required_inputs
 from evaluators.metrics.relevancy import AnswerRelevancy, AnswerRelevancySimilarity
 from evaluators.metrics.retrieval import (
     ContextEntityRecall,

@@ -38,6 +38,17 @@ def metric_names() -> list[str]:
     return [*METRIC_FACTORIES, *(f"aspect_{name}" for name in BUILTIN_ASPECTS)]
 
 
+def required_inputs(name: str) -> tuple[CaseField, ...]:
+    """The test-case fields the metric `name` needs, as it declares them (without making it)."""
+    if name in METRIC_FACTORIES:
+        factory = METRIC_FACTORIES[name]
+        assert isinstance(factory, type)
+        return factory.required_fields
+    if name.startswith("aspect_") and name.removeprefix("aspect_") in BUILTIN_ASPECTS:
+        return AspectCritique.required_fields
+    raise ValueError(f"unknown metric {name!r}; known: {', '.join(metric_names())}")
+
+
 def create_metric(name: str, **options: Any) -> Metric:
     """A metric from its stable name; options go to its constructor (threshold, strict_mode, ...)."""
     if name in METRIC_FACTORIES:

@@ -8,7 +8,7 @@ from collector.assemble import AssemblyConfig, TraceAssembler
 from collector.decode import decode
 from collector.offsets import OffsetTracker
 from collector.spans import flatten
-from tests.support.rag_traces import encode, make_spans
+from testkit.rag_traces import encode, make_spans
 
 
 class CountingAck:

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tests.support.process import free_port
+from testkit.process import free_port
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import pytest
 from collector.conventions import ExtractionError, extract
 from collector.decode import decode
 from collector.spans import flatten
-from tests.support.rag_traces import BUILDERS, RagCase, encode, make_spans
+from testkit.rag_traces import BUILDERS, RagCase, encode, make_spans
 
 
 def _extract(sdk_spans):
@@ -39,7 +39,7 @@ def test_each_convention_yields_the_rag_record(convention: str) -> None:
 
 
 def test_trace_without_rag_data_is_none() -> None:
-    from tests.support.rag_traces import Collect, provider
+    from testkit.rag_traces import Collect, provider
 
     collect = Collect()
     with provider(collect).get_tracer("t").start_as_current_span("GET /health") as span:
@@ -48,7 +48,7 @@ def test_trace_without_rag_data_is_none() -> None:
 
 
 def _native_span(**attributes):
-    from tests.support.rag_traces import Collect, provider
+    from testkit.rag_traces import Collect, provider
 
     collect = Collect()
     with provider(collect).get_tracer("t").start_as_current_span("answer") as span:
@@ -118,7 +118,7 @@ def test_reference_fields_for_reference_based_metrics() -> None:
 
 
 def test_openinference_json_input_value() -> None:
-    from tests.support.rag_traces import Collect, provider
+    from testkit.rag_traces import Collect, provider
 
     collect = Collect()
     tracer = provider(collect).get_tracer("t")

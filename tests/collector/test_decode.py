@@ -8,7 +8,7 @@ import pytest
 
 from collector.decode import DecodeError, Encoding, decode, decompress, encode_json
 from collector.spans import flatten
-from tests.support.rag_traces import encode, make_spans
+from testkit.rag_traces import encode, make_spans
 
 
 def test_proto_and_json_decode_to_the_same_spans() -> None:

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
+import signal
 import time
 
-from collector.config import JudgeConfig
 from collector.dedup import RecentKeys
-from collector.evaluation import CircuitBreaker, RecordEvaluator, build_llm_judge, build_offline_judge
+from collector.judging.breaker import CircuitBreaker
+from collector.judging.build import build_llm_judge, build_offline_judge
+from collector.judging.config import JudgeConfig
+from collector.judging.evaluator import RecordEvaluator
+from collector.judging.scorers import JudgeOnLoop, OfflineJudgePool
 from collector.metrics import CASCADE, DROPPED, OTHER, LabelPolicy
 from collector.records import RagRecord, RetrievedNode
-from collector.results import Outcome
-from tests.support.openai_server import ScriptedOpenAIServer
+from collector.stages import Outcome
+from testkit.openai_server import ScriptedOpenAIServer
 
 PASSAGE = "The Eiffel Tower was completed in March 1889 and is 330 metres tall."
 
@@ -34,7 +40,7 @@ async def test_breaker_opens_on_a_failing_judge_and_counts_what_it_skips() -> No
         server.fail_next(*["500"] * 200)
         breaker = CircuitBreaker(failures=3, cooldown_s=60)
         judge = build_llm_judge(JudgeConfig(base_url=server.base_url, max_retries=0, timeout_s=2), breaker)
-        evaluator = RecordEvaluator(judge, breaker=breaker)
+        evaluator = RecordEvaluator(JudgeOnLoop(judge), breaker=breaker)
         for i in range(3):  # three failed requests in a row open the circuit
             evaluations, _ = await evaluator.evaluate(_record(i), ["faithfulness"])
             assert [e.outcome for e in evaluations] == [Outcome.ERROR]  # an error result, not an exception
@@ -59,9 +65,9 @@ def test_breaker_half_opens_after_cooldown() -> None:
 
 
 async def test_cascade_sends_only_doubtful_scores_to_the_llm_judge() -> None:
-    offline = build_offline_judge()
+    offline = JudgeOnLoop(build_offline_judge())
     with ScriptedOpenAIServer() as server:
-        llm = build_llm_judge(JudgeConfig(base_url=server.base_url, max_retries=0))
+        llm = JudgeOnLoop(build_llm_judge(JudgeConfig(base_url=server.base_url, max_retries=0)))
         everything = RecordEvaluator(offline, escalate_to=llm, band=(0.0, 1.0))
         escalated_before = _value(CASCADE, "escalated")
         evaluations, _ = await everything.evaluate(_record(3), ["faithfulness", "answer_relevancy"])
@@ -82,8 +88,9 @@ async def test_cascade_keeps_offline_verdicts_while_the_llm_circuit_is_open() ->
     breaker = CircuitBreaker(failures=1, cooldown_s=60)
     breaker.record(False, time.monotonic())  # the LLM judge just failed
     with ScriptedOpenAIServer() as server:
-        llm = build_llm_judge(JudgeConfig(base_url=server.base_url, max_retries=0), breaker)
-        evaluator = RecordEvaluator(build_offline_judge(), escalate_to=llm, band=(0.0, 1.0), breaker=breaker)
+        llm = JudgeOnLoop(build_llm_judge(JudgeConfig(base_url=server.base_url, max_retries=0), breaker))
+        offline = JudgeOnLoop(build_offline_judge())
+        evaluator = RecordEvaluator(offline, escalate_to=llm, band=(0.0, 1.0), breaker=breaker)
         skipped_before = _value(DROPPED, "circuit_open")
         evaluations, _ = await evaluator.evaluate(_record(5), ["faithfulness"])
         assert [(e.metric, e.judge) for e in evaluations] == [("faithfulness", "offline")]
@@ -107,3 +114,41 @@ def test_label_policy_bounds_cardinality() -> None:
     assert [fixed.bound(v) for v in ("/ask", "/admin", "")] == ["/ask", OTHER, "unknown"]
     learned = LabelPolicy(max_values=2)
     assert [learned.bound(v) for v in ("a", "b", "c", "a")] == ["a", "b", OTHER, "a"]
+
+
+async def test_the_offline_pool_scores_like_the_judge_in_process() -> None:
+    pool = OfflineJudgePool(2)
+    try:
+        on_loop = RecordEvaluator(JudgeOnLoop(build_offline_judge()))
+        in_pool = RecordEvaluator(pool)
+        for i, response in enumerate(["The Eiffel Tower was completed in 1889.", "It was built in 1925 by Gaudi."]):
+            metrics = ["faithfulness", "answer_relevancy", "hallucination"]
+            here, _ = await on_loop.evaluate(_record(20 + i, response), metrics)
+            there, _ = await in_pool.evaluate(_record(20 + i, response), metrics)
+            assert [(e.metric, e.outcome, e.score, e.judge_model) for e in there] == [
+                (e.metric, e.outcome, e.score, e.judge_model) for e in here
+            ]
+    finally:
+        pool.shutdown()
+
+
+async def test_a_dead_offline_worker_scores_error_and_the_pool_recovers() -> None:
+    pool = OfflineJudgePool(1)
+    try:
+        evaluator = RecordEvaluator(pool)
+        broken = pool._executor
+        (worker,) = broken._processes.values()  # the worker process the pool started
+        os.kill(worker.pid, signal.SIGKILL)  # e.g. the OOM killer
+        for _ in range(100):
+            if broken._broken:
+                break
+            await asyncio.sleep(0.05)
+        lost, _ = await evaluator.evaluate(_record(30), ["faithfulness", "hallucination"])
+        assert [(e.metric, e.outcome, e.score) for e in lost] == [
+            ("faithfulness", Outcome.ERROR, None),
+            ("hallucination", Outcome.ERROR, None),
+        ]
+        evaluations, _ = await evaluator.evaluate(_record(31), ["faithfulness"])
+        assert [e.outcome for e in evaluations] == [Outcome.PASSED]  # a new pool took over
+    finally:
+        pool.shutdown()

@@ -26,9 +26,10 @@ from collector import conventions
 from collector.assemble import AssemblyConfig, TraceAssembler
 from collector.conventions import ExtractionError, extract
 from collector.decode import DecodeError, Encoding, decode, decode_logs, encode_json
+from collector.judging.cases import filled_fields, to_test_case
 from collector.records import RagRecord
 from collector.spans import Event, LogEvent, Span, any_value, flatten, flatten_logs
-from tests.support.hostile import nested_protobuf
+from testkit.hostile import nested_protobuf
 
 FUZZ = settings(
     max_examples=300,
@@ -272,7 +273,7 @@ def check_record(record: RagRecord, trace_id: str, span_ids: set[str]) -> None:
         assert isinstance(node.id, str) and isinstance(node.text, str)
         assert node.score is None or (isinstance(node.score, float) and not math.isnan(node.score))
     json.dumps(record.summary(120))
-    record.to_case()  # the sampler and the evaluator build it: it must not fail either
+    filled_fields(to_test_case(record))  # the sampler builds the case: that must not fail either
 
 
 def same(a: Any, b: Any) -> bool:

@@ -18,7 +18,7 @@ from collector.conventions.prompt_context import PromptContextConfig, context_fr
 from collector.decode import decode
 from collector.offsets import NoAck
 from collector.spans import Event, LogEvent, flatten
-from tests.support.rag_traces import Collect, encode, provider
+from testkit.rag_traces import Collect, encode, provider
 
 
 def _records(collect: Collect, logs: list[LogEvent] | None = None):
@@ -199,8 +199,8 @@ def test_genai_semconv_documents_with_ids_and_scores_only() -> None:
 def test_every_generation_of_an_agentic_trace_is_scored_not_taken_for_a_duplicate() -> None:
     """Duplicates are suppressed per generation (trace, anchor span, metric), not per trace."""
     from collector.metrics import DROPPED, EVALUATIONS
-    from tests.support.collector_runner import RunningCollector, wait_for
-    from tests.support.otlp import post_traces
+    from testkit.collector_runner import RunningCollector, wait_for
+    from testkit.otlp import post_traces
 
     collect = Collect()
     tracer = provider(collect, service="agentic-app").get_tracer("openinference.instrumentation.langchain")

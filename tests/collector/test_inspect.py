@@ -17,9 +17,9 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan
 
 from collector.decode import decode, decode_logs, encode_json
-from tests.support.otlp import post_logs, post_traces
-from tests.support.process import free_port
-from tests.support.rag_traces import Collect, RagCase, make_spans, provider
+from testkit.otlp import post_logs, post_traces
+from testkit.process import free_port
+from testkit.rag_traces import Collect, RagCase, make_spans, provider
 
 REPO = Path(__file__).resolve().parents[2]
 

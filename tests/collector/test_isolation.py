@@ -12,9 +12,9 @@ import pytest
 
 from collector.conventions import CONVENTIONS, openinference
 from collector.metrics import DEAD_LETTERS, TRACES
-from tests.support.collector_runner import RunningCollector, wait_for
-from tests.support.otlp import post_traces
-from tests.support.rag_traces import RagCase, encode, make_spans
+from testkit.collector_runner import RunningCollector, wait_for
+from testkit.otlp import post_traces
+from testkit.rag_traces import RagCase, encode, make_spans
 
 
 def test_an_unexpected_exception_in_one_trace_does_not_stop_the_others(

@@ -8,8 +8,8 @@ from kafka.structs import TopicPartition
 from collector.deadletter import REASON_HEADER
 from collector.decode import decode, encode_json
 from collector.sdk import KafkaSpanExporter
-from tests.support.collector_runner import RunningCollector, wait_for
-from tests.support.rag_traces import BUILDERS, RagCase, encode, make_spans, provider
+from testkit.collector_runner import RunningCollector, wait_for
+from testkit.rag_traces import BUILDERS, RagCase, encode, make_spans, provider
 
 
 def _collector(bootstrap: str, topic: str, **extra) -> RunningCollector:
@@ -48,7 +48,7 @@ def test_kafkaexporter_batched_records_proto_and_json(kafka_bootstrap: str, topi
 
 
 def _bad_span_record(**attributes) -> bytes:
-    from tests.support.rag_traces import Collect
+    from testkit.rag_traces import Collect
 
     collect = Collect()
     with provider(collect).get_tracer("t").start_as_current_span("answer") as span:

@@ -10,11 +10,11 @@ from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
 from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter
 
 from collector.deadletter import DETAIL_HEADER, REASON_HEADER, SOURCE_HEADER, KafkaDeadLetters
-from collector.receivers import Received
 from collector.receivers.kafka import KafkaConfig, KafkaReceiver
-from tests.support.collector_runner import wait_for
-from tests.support.genai_logs import QUESTION, assembled_spans, chat_with_message_logs, message_events
-from tests.support.rag_traces import Collect, encode, make_spans
+from collector.stages import Received
+from testkit.collector_runner import wait_for
+from testkit.genai_logs import QUESTION, assembled_spans, chat_with_message_logs, message_events
+from testkit.rag_traces import Collect, encode, make_spans
 
 
 def _receiver(bootstrap: str, spans_topic: str, logs_topic: str) -> tuple[KafkaReceiver, KafkaConfig]:

@@ -11,7 +11,7 @@ from collector import __version__
 from collector.exporters.kafka_results import KafkaResultsConfig, KafkaResultsExporter
 from collector.metrics import EXPORT_ERRORS
 from collector.records import RagRecord, RetrievedNode
-from collector.results import Evaluation, Outcome
+from collector.stages import Evaluation, Outcome
 
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 EVALUATED_AT = 1_790_000_000.25  # 2026-09-21T14:13:20.250Z

@@ -14,11 +14,11 @@ from collector import __version__
 from collector.deadletter import LogDeadLetters
 from collector.exporters.otel_spans import OtelExportConfig, OtelSpanExporter
 from collector.metrics import EXPORT_ERRORS
-from collector.receivers import Received
-from collector.receivers.otlp_http import OtlpHttpConfig, OtlpHttpReceiver
+from collector.receivers.otlp import OtlpConfig
+from collector.receivers.otlp_http import OtlpHttpReceiver
 from collector.records import RagRecord, RetrievedNode
-from collector.results import Evaluation, Outcome
 from collector.spans import Span
+from collector.stages import Evaluation, Outcome, Received
 
 TRACE_ID = "0af7651916cd43dd8448eb211c80319c"
 ANCHOR_SPAN_ID = "b7ad6b7169203331"
@@ -42,7 +42,7 @@ class Capture:
 
 @pytest.fixture
 def capture() -> Iterator[tuple[Capture, str]]:
-    receiver = OtlpHttpReceiver(OtlpHttpConfig(port=0), LogDeadLetters())
+    receiver = OtlpHttpReceiver(OtlpConfig(port=0), LogDeadLetters())
     captured = Capture()
     receiver.start(captured.deliver)
     try:

@@ -12,12 +12,13 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
 
 from collector.decode import decode
-from collector.receivers import Received
-from collector.receivers.otlp_grpc import OtlpGrpcConfig, OtlpGrpcReceiver
+from collector.receivers.otlp import OtlpConfig
+from collector.receivers.otlp_grpc import OtlpGrpcReceiver
+from collector.stages import Received
+from testkit.collector_runner import RunningCollector, wait_for
+from testkit.genai_logs import ANSWER, QUESTION, assembled_spans, chat_with_message_logs, message_events
+from testkit.rag_traces import BUILDERS, RagCase, encode, make_spans, provider
 from tests.collector.test_otlp_receiver import RecordedDeadLetters
-from tests.support.collector_runner import RunningCollector, wait_for
-from tests.support.genai_logs import ANSWER, QUESTION, assembled_spans, chat_with_message_logs, message_events
-from tests.support.rag_traces import BUILDERS, RagCase, encode, make_spans, provider
 
 TRACES_EXPORT = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 MAX_BODY = 64 * 1024
@@ -29,7 +30,7 @@ class GrpcReceiver:
     def __init__(self) -> None:
         self.batches: list[Received] = []
         self.dead_letters = RecordedDeadLetters()
-        self.receiver = OtlpGrpcReceiver(OtlpGrpcConfig(port=0, max_body_bytes=MAX_BODY), self.dead_letters)
+        self.receiver = OtlpGrpcReceiver(OtlpConfig(grpc_port=0, max_body_bytes=MAX_BODY), self.dead_letters)
         self.fail_next = False
 
     def deliver(self, received: Received) -> None:
@@ -132,7 +133,7 @@ def test_embedded_collector_runs_both_receivers() -> None:
 
 def test_a_taken_port_fails_loudly(otlp_grpc: GrpcReceiver) -> None:
     """No SO_REUSEPORT: a second receiver on a taken port must not silently share it."""
-    second = OtlpGrpcReceiver(OtlpGrpcConfig(port=otlp_grpc.receiver.port), RecordedDeadLetters())
+    second = OtlpGrpcReceiver(OtlpConfig(grpc_port=otlp_grpc.receiver.port), RecordedDeadLetters())
     with pytest.raises(OSError):
         second.start(otlp_grpc.deliver)
     second.shutdown(1)

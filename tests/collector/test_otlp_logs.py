@@ -14,20 +14,21 @@ from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter
 from collector.decode import decode, encode_json
 from collector.metrics import LOG_RECORDS_RECEIVED
 from collector.offsets import NoAck
-from collector.receivers import Received
-from collector.receivers.otlp_http import OtlpHttpConfig, OtlpHttpReceiver
+from collector.receivers.otlp import OtlpConfig
+from collector.receivers.otlp_http import OtlpHttpReceiver
 from collector.spans import flatten
+from collector.stages import Received
+from testkit.genai_logs import ANSWER, QUESTION, assembled_spans, chat_with_message_logs, message_events
+from testkit.otlp import post_logs
+from testkit.rag_traces import Collect, encode
 from tests.collector.test_otlp_receiver import RecordedDeadLetters
-from tests.support.genai_logs import ANSWER, QUESTION, assembled_spans, chat_with_message_logs, message_events
-from tests.support.otlp import post_logs
-from tests.support.rag_traces import Collect, encode
 
 
 class _Receiver:
     def __init__(self) -> None:
         self.batches: list[Received] = []
         self.dead_letters = RecordedDeadLetters()
-        self.receiver = OtlpHttpReceiver(OtlpHttpConfig(port=0), self.dead_letters)
+        self.receiver = OtlpHttpReceiver(OtlpConfig(port=0), self.dead_letters)
 
     def __enter__(self) -> _Receiver:
         self.receiver.start(self.batches.append)

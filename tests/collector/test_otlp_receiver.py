@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 
 from google.rpc.status_pb2 import Status
 from opentelemetry.exporter.otlp.proto.http import Compression
@@ -19,12 +20,13 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.trace.v1 import trace_pb2
 
 from collector.decode import decode, encode_json
-from collector.receivers import Received
-from collector.receivers.otlp_http import OtlpHttpConfig, OtlpHttpReceiver
-from tests.support.collector_runner import RunningCollector, wait_for
-from tests.support.otlp import post_traces
-from tests.support.process import free_port
-from tests.support.rag_traces import BUILDERS, RagCase, encode, make_spans, provider
+from collector.receivers.otlp import OtlpConfig
+from collector.receivers.otlp_http import OtlpHttpReceiver
+from collector.stages import DeadLetter, Received
+from testkit.collector_runner import RunningCollector, wait_for
+from testkit.otlp import post_traces
+from testkit.process import free_port
+from testkit.rag_traces import BUILDERS, RagCase, encode, make_spans, provider
 
 
 def test_standard_otlp_exporter_with_gzip_reaches_records() -> None:
@@ -41,7 +43,7 @@ def test_standard_otlp_exporter_with_gzip_reaches_records() -> None:
 
 
 def test_json_protobuf_and_error_status_codes() -> None:
-    with RunningCollector(otlp_max_body_bytes=64 * 1024) as collector:
+    with RunningCollector(**{"otlp.max_body_bytes": 64 * 1024}) as collector:
         port = collector.service.receiver.port
         proto = encode(make_spans("ragpulse"))
         assert post_traces(port, proto, "application/x-protobuf")[0] == 200
@@ -118,12 +120,11 @@ class RecordedDeadLetters:
     def __init__(self) -> None:
         self.letters: list[tuple[str, str, str]] = []
 
-    def write(
-        self, reason: str, detail: str, payload: bytes, key: bytes | None = None, source: str = ""
-    ) -> None:
-        self.letters.append((reason, detail, source))
+    def write(self, letter: DeadLetter, on_written: Callable[[], None]) -> None:
+        self.letters.append((letter.reason, letter.detail, letter.source))
+        on_written()
 
-    def close(self) -> None:
+    def close(self, timeout_s: float = 10.0) -> None:
         pass
 
 
@@ -153,7 +154,7 @@ def _raw_status(port: int, head: bytes) -> int:
 
 
 def test_chunked_body_reaches_records_and_is_bounded_while_read() -> None:
-    with RunningCollector(otlp_max_body_bytes=64 * 1024) as collector:
+    with RunningCollector(**{"otlp.max_body_bytes": 64 * 1024}) as collector:
         port = collector.service.receiver.port
         body = encode(make_spans("openinference", RagCase(query="chunked question")))
         pieces = [body[i : i + 700] for i in range(0, len(body), 700)]
@@ -168,7 +169,7 @@ def test_chunked_body_reaches_records_and_is_bounded_while_read() -> None:
 
 
 def test_malformed_content_length_is_400() -> None:
-    receiver = OtlpHttpReceiver(OtlpHttpConfig(port=0), RecordedDeadLetters())
+    receiver = OtlpHttpReceiver(OtlpConfig(port=0), RecordedDeadLetters())
     receiver.start(lambda received: None)
     try:
         for value in (b"-1", b"abc", b"1, 2"):
@@ -192,7 +193,7 @@ def _with_bad_ids(body: bytes) -> trace_pb2.TracesData:
 
 def test_partial_success_for_spans_with_invalid_ids() -> None:
     batches: list[Received] = []
-    receiver = OtlpHttpReceiver(OtlpHttpConfig(port=0), RecordedDeadLetters())
+    receiver = OtlpHttpReceiver(OtlpConfig(port=0), RecordedDeadLetters())
     receiver.start(batches.append)
     try:
         traces = _with_bad_ids(encode(make_spans("ragpulse")))
@@ -217,7 +218,7 @@ def test_unexpected_error_is_500_dead_lettered_and_the_server_goes_on() -> None:
         if len(calls) == 1:
             raise RuntimeError("pipeline went away")
 
-    receiver = OtlpHttpReceiver(OtlpHttpConfig(port=0), dead_letters)
+    receiver = OtlpHttpReceiver(OtlpConfig(port=0), dead_letters)
     receiver.start(deliver)
     try:
         body = encode(make_spans("ragpulse"))
@@ -233,7 +234,7 @@ def test_unexpected_error_is_500_dead_lettered_and_the_server_goes_on() -> None:
 
 
 def test_other_paths_and_methods() -> None:
-    receiver = OtlpHttpReceiver(OtlpHttpConfig(port=0), RecordedDeadLetters())
+    receiver = OtlpHttpReceiver(OtlpConfig(port=0), RecordedDeadLetters())
     receiver.start(lambda received: None)
     try:
         connection = http.client.HTTPConnection("127.0.0.1", receiver.port, timeout=10)

@@ -13,14 +13,15 @@ from kafka.structs import TopicPartition
 
 from collector.deadletter import LogDeadLetters
 from collector.demo_corpus import TOPICS
-from collector.receivers.otlp_http import OtlpHttpConfig, OtlpHttpReceiver
+from collector.receivers.otlp import OtlpConfig
+from collector.receivers.otlp_http import OtlpHttpReceiver
 from collector.sdk import KafkaSpanExporter
-from tests.support.collector_runner import wait_for
-from tests.support.openai_server import ScriptedOpenAIServer
-from tests.support.otlp import post_traces
-from tests.support.process import RagpulseProcess, http_status
-from tests.support.rag_traces import RagCase, encode, make_spans, native, provider
-from tests.support.scrape import scrape
+from testkit.collector_runner import wait_for
+from testkit.openai_server import ScriptedOpenAIServer
+from testkit.otlp import post_traces
+from testkit.process import RagpulseProcess, http_status
+from testkit.rag_traces import RagCase, encode, make_spans, native, provider
+from testkit.scrape import scrape
 
 
 def _produce(bootstrap: str, topic: str, total: int, hallucinated: int) -> None:
@@ -45,7 +46,7 @@ class Capture:
 
     def __init__(self) -> None:
         self.spans = []
-        self.receiver = OtlpHttpReceiver(OtlpHttpConfig(port=0), LogDeadLetters())
+        self.receiver = OtlpHttpReceiver(OtlpConfig(port=0), LogDeadLetters())
 
     def __enter__(self) -> Capture:
         self.receiver.start(lambda received: self.spans.extend(received.spans))

@@ -18,11 +18,11 @@ from kafka.structs import TopicPartition
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 
 from collector.deadletter import REASON_HEADER
-from tests.support.collector_runner import wait_for
-from tests.support.hostile import nested_protobuf
-from tests.support.process import RagpulseProcess, http_status
-from tests.support.rag_traces import Collect, RagCase, encode, make_spans, provider
-from tests.support.scrape import scrape
+from testkit.collector_runner import wait_for
+from testkit.hostile import nested_protobuf
+from testkit.process import RagpulseProcess, http_status
+from testkit.rag_traces import Collect, RagCase, encode, make_spans, provider
+from testkit.scrape import scrape
 
 DEEP = 10_000
 RECORD_DEPTH = 100_000

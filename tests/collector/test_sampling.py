@@ -175,7 +175,7 @@ def test_not_sampled_records_take_no_throttle_tokens() -> None:
     sampler = Sampler(SamplingConfig(rate=0.0, max_evaluations_per_minute=1), clock=FakeClock())
     for trace_id in random_trace_ids(50):
         assert sampler.decide(make_record(trace_id)).decision is SamplingOutcome.NOT_SAMPLED
-    sampler.config.rate = 1.0
+    sampler.config = sampler.config.model_copy(update={"rate": 1.0})  # settings are immutable: a new one
     assert sampler.decide(make_record()).sampled
 
 

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from tests.support.process import RagpulseProcess
+from testkit.process import RagpulseProcess
 
 PORTS = ("--metrics-port", "0", "--otlp-port", "0", "--otlp-grpc-port", "0")
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import time
 
-from tests.support.otlp import post_traces
-from tests.support.process import RagpulseProcess
-from tests.support.rag_traces import encode, make_spans
+from testkit.otlp import post_traces
+from testkit.process import RagpulseProcess
+from testkit.rag_traces import encode, make_spans
 
 
 def test_summary_line_counts_what_arrived_and_quiet_turns_it_off() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from evaluators.cli import main
-from tests.support.openai_server import ScriptedOpenAIServer
+from testkit.openai_server import ScriptedOpenAIServer
 
 ROWS = [
     {

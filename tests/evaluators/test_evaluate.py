@@ -17,7 +17,7 @@ from evaluators import (
     a_evaluate_case,
     evaluate,
 )
-from tests.support.openai_server import ScriptedOpenAIServer
+from testkit.openai_server import ScriptedOpenAIServer
 
 CASE = {
     "question": "What is the capital of France?",

@@ -29,7 +29,7 @@ from evaluators import (
     Outcome,
     TestCase,
 )
-from tests.support.openai_server import ScriptedOpenAIServer
+from testkit.openai_server import ScriptedOpenAIServer
 
 NODES = [
     "NVIDIA makes chips for gaming.",

@@ -18,7 +18,7 @@ from evaluators import (
 )
 from evaluators.judges.base import ExtractKind
 from evaluators.judges.prompts import SYSTEM_PROMPT, parse_fenced
-from tests.support.openai_server import ScriptedOpenAIServer
+from testkit.openai_server import ScriptedOpenAIServer
 
 CASE = TestCase(
     input="What is the capital of France?",

@@ -20,12 +20,12 @@ from typing import Any
 
 import pytest
 
+from testkit.kafka_forwarder import KafkaForwarder
+from testkit.process import RagpulseProcess, free_port
+from testkit.scrape import Scrape, scrape
 from tests.instrumentation.apps import corpus
 from tests.instrumentation.capture import COMBINATIONS, FIXTURES, ROOT, app_command, combination_name
 from tests.instrumentation.llm_server import ScriptedLLMServer
-from tests.support.kafka_forwarder import KafkaForwarder
-from tests.support.process import RagpulseProcess, free_port
-from tests.support.scrape import Scrape, scrape
 
 
 @dataclass(frozen=True)

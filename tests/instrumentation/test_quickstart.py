@@ -8,10 +8,10 @@ import time
 
 import pytest
 
+from testkit.process import RagpulseProcess
+from testkit.scrape import scrape
 from tests.instrumentation.capture import ROOT
 from tests.instrumentation.llm_server import ScriptedLLMServer
-from tests.support.process import RagpulseProcess
-from tests.support.scrape import scrape
 
 QUESTION = "How many days of paid leave do staff receive per year?"
 ANSWER = "Full-time staff receive 27 days of paid leave per year."

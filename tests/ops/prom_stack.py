@@ -22,8 +22,8 @@ from typing import Any
 
 import yaml
 
+from testkit.process import free_port, http_status
 from tests.ops.tools import DEPLOY, RULES_FILE
-from tests.support.process import free_port, http_status
 
 
 def wait_until(condition: Callable[[], Any], timeout_s: float, what: str, interval_s: float = 0.5) -> Any:

@@ -20,6 +20,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from collector.demo_corpus import TOPICS
+from testkit.process import RagpulseProcess
 from tests.ops.prom_stack import (
     Server,
     WebhookReceiver,
@@ -29,7 +30,6 @@ from tests.ops.prom_stack import (
     wait_until,
 )
 from tests.ops.tools import GRAFANA, require_binary
-from tests.support.process import RagpulseProcess
 
 pytestmark = [pytest.mark.prometheus, pytest.mark.timeout(300)]
 

@@ -17,8 +17,8 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter
 
 from collector.assemble import TraceAssembler
-from collector.receivers import Received
 from collector.spans import Span
+from collector.stages import Received
 
 QUESTION = "When was the Eiffel Tower completed?"
 ANSWER = "It was completed in 1889."

@@ -30,8 +30,8 @@ class RunningCollector:
     def __init__(self, evaluate: bool = False, **overrides: Any) -> None:
         overrides = {
             "metrics_port": 0,
-            "otlp_port": 0,
-            "otlp_grpc_port": 0,
+            "otlp.port": 0,
+            "otlp.grpc_port": 0,
             "log_records": True,
             "assembly.quiet_period_s": 0.3,
             **overrides,

@@ -1,0 +1,134 @@
+"""Does a stalled broker stall evaluation? Kafka ingest with dead letters and a results topic.
+
+    python -m benchmarks.stalled_broker [--good 300] [--bad 20]
+
+A real broker (scripts/kafka.sh) holds `--good` RAG traces and `--bad` traces that cannot be
+extracted (a `rag.query` without its `rag.response`: dead letters). `ragpulse run` consumes them
+all; then, before the traces close, the broker is frozen with SIGSTOP (a broker that accepts
+connections and answers nothing: the worst case for a client). The run measures how long the
+good traces take to be evaluated (scores visible on /metrics) with the broker frozen, against a
+run where it stays up. Then the broker resumes (SIGCONT) and every dead letter must reach the
+dead-letter topic: nothing lost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer
+from kafka.admin import NewTopic
+
+from testkit import ROOT
+from testkit.process import RagpulseProcess
+from testkit.rag_traces import Collect, RagCase, encode, make_spans, provider
+from testkit.scrape import scrape
+
+QUIET_PERIOD_S = 3.0  # long enough to freeze the broker after consumption, before any trace closes
+
+
+def start_broker(state: Path) -> tuple[str, int, dict[str, str]]:
+    env = {**os.environ, "RAGPULSE_KAFKA_STATE": str(state), "PYTHON": sys.executable}
+    script = str(ROOT / "scripts" / "kafka.sh")
+    subprocess.run(["bash", script, "fetch"], env=env, check=True, capture_output=True)
+    started = subprocess.run(["bash", script, "start"], env=env, check=True, capture_output=True, text=True)
+    return started.stdout.strip(), int((state / "broker.pid").read_text()), env
+
+
+def bad_trace(i: int) -> bytes:
+    """A trace stating a RAG interaction with ragpulse's own attributes, but no response."""
+    collect = Collect()
+    tracer = provider(collect).get_tracer("app")
+    with tracer.start_as_current_span("rag") as span:
+        span.set_attribute("rag.query", f"a question without its answer ({i})")
+    return encode(collect.spans)
+
+
+def good_trace(i: int) -> bytes:
+    case = RagCase()
+    case.query = f"{case.query} (request {i})"
+    case.response = f"{case.response} This answers request {i}."
+    return encode(make_spans("ragpulse", case))
+
+
+def produce(bootstrap: str, topic: str, good: int, bad: int) -> None:
+    producer = KafkaProducer(bootstrap_servers=bootstrap)
+    for i in range(good):
+        producer.send(topic, good_trace(i), key=f"good-{i}".encode())
+    for i in range(bad):
+        producer.send(topic, bad_trace(i), key=f"bad-{i}".encode())
+    producer.flush()
+    producer.close()
+
+
+def dead_letters_on(bootstrap: str, topic: str) -> int:
+    consumer = KafkaConsumer(topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest", group_id=None)
+    count = sum(len(batch) for batch in consumer.poll(timeout_ms=5000).values())
+    consumer.close()
+    return count
+
+
+def run(bootstrap: str, broker_pid: int, good: int, bad: int, freeze: bool) -> None:
+    topic = f"bench_spans_{uuid.uuid4().hex[:8]}"
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    admin.create_topics([NewTopic(t, 1, 1) for t in (topic, f"{topic}.dlq", f"{topic}_results")])
+    admin.close()
+    produce(bootstrap, topic, good, bad)
+    env = {
+        "RAGPULSE_RESULTS__BOOTSTRAP_SERVERS": bootstrap,
+        "RAGPULSE_RESULTS__TOPIC": f"{topic}_results",
+        "RAGPULSE_EVALUATION__QUEUE_SIZE": str(good * 2),
+    }
+    args = ["--kafka-bootstrap", bootstrap, "--topic", topic, "--quiet-period", str(QUIET_PERIOD_S), "--quiet"]
+    with RagpulseProcess(*args, env=env) as ragpulse:
+        while scrape(ragpulse.metrics_port).value("ragpulse_spans_received_total") < good + bad:
+            time.sleep(0.02)
+        consumed = time.monotonic()
+        if freeze:
+            os.kill(broker_pid, signal.SIGSTOP)
+        try:
+            evaluated = 0.0
+            while evaluated < good and time.monotonic() - consumed < 300:
+                evaluated = scrape(ragpulse.metrics_port).value("ragpulse_evaluations_total", metric="faithfulness")
+                time.sleep(0.05)
+            elapsed = time.monotonic() - consumed
+        finally:
+            if freeze:
+                os.kill(broker_pid, signal.SIGCONT)
+        deadline = time.monotonic() + 60
+        while dead_letters_on(bootstrap, f"{topic}.dlq") < bad and time.monotonic() < deadline:
+            time.sleep(1)
+        letters = dead_letters_on(bootstrap, f"{topic}.dlq")
+    state = "frozen (SIGSTOP)" if freeze else "up"
+    scoring = elapsed - QUIET_PERIOD_S
+    print(
+        f"  broker {state:<16}: {evaluated:.0f}/{good} traces evaluated {elapsed:5.1f} s after consumption "
+        f"({QUIET_PERIOD_S:.0f} s of it the quiet period; {good / max(scoring, 1e-3):6.1f} records/s after it); "
+        f"dead letters on the topic afterwards: {letters}/{bad}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--good", type=int, default=300)
+    parser.add_argument("--bad", type=int, default=20)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="ragpulse-bench-kafka-") as state:
+        bootstrap, pid, env = start_broker(Path(state))
+        try:
+            print(f"{args.good} good traces and {args.bad} dead letters on a real broker; offline judge")
+            run(bootstrap, pid, args.good, args.bad, freeze=False)
+            run(bootstrap, pid, args.good, args.bad, freeze=True)
+        finally:
+            subprocess.run(["bash", str(ROOT / "scripts" / "kafka.sh"), "stop"], env=env, check=False)
+
+
+if __name__ == "__main__":
+    main()

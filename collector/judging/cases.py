@@ -1,0 +1,29 @@
+"""The one mapping from a `RagRecord` to the evaluators' `TestCase`: sampling reads which fields it
+fills, the evaluator scores it.
+
+Without ground-truth contexts, `context` falls back to the retrieved passages: a live service has
+no ground truth, and hallucination in production means contradicting what was retrieved.
+"""
+
+from __future__ import annotations
+
+from collector.records import RagRecord
+from evaluators import CaseField, TestCase
+
+
+def to_test_case(record: RagRecord) -> TestCase:
+    """The test case the judge scores (id = trace id). Built once per record, by the sampler."""
+    passages = [node.text for node in record.nodes]
+    return TestCase(
+        input=record.query,
+        actual_output=record.response,
+        retrieval_context=passages or None,
+        expected_output=record.expected_output,
+        context=list(record.reference_contexts) or passages or None,
+        id=record.trace_id,
+    )
+
+
+def filled_fields(case: TestCase) -> frozenset[CaseField]:
+    """The fields a case has (blank texts count as missing): which metrics can run on it."""
+    return frozenset(field for field in CaseField if case.has(field))

@@ -1,0 +1,57 @@
+"""What users configure about judging: which judge, and per-metric options."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+
+class JudgeConfig(BaseModel):
+    """No `base_url` = the offline judge. Any OpenAI-compatible endpoint otherwise."""
+
+    model_config = ConfigDict(frozen=True)
+
+    base_url: str | None = None
+    model: str = "gpt-4o-mini"
+    api_key: SecretStr | None = Field(None, description="Prefer RAGPULSE_JUDGE__API_KEY or OPENAI_API_KEY.")
+    api_key_file: Path | None = Field(None, description="A file holding the key (e.g. a mounted Secret).")
+    timeout_s: float = Field(30.0, gt=0)
+    max_retries: int = Field(3, ge=0)
+    cascade: bool = Field(False, description="Offline judge first, the LLM judge only on doubt.")
+    cascade_band: tuple[float, float] = Field(
+        (0.25, 0.75), description="Offline scores in this band escalate."
+    )
+    prices_per_million: dict[str, tuple[float, float]] = Field(
+        default_factory=dict, description="model -> (prompt, completion) USD per million tokens."
+    )
+    offline_processes: int | None = Field(
+        None,
+        ge=0,
+        description="Worker processes of the offline judge (CPU-bound): unset = min(evaluation.workers, "
+        "CPU cores); 0 = on the event loop, in-process (smallest footprint, no parallelism).",
+    )
+
+    def resolved_api_key(self) -> str | None:
+        if self.api_key is not None:
+            return self.api_key.get_secret_value()
+        if self.api_key_file is not None:
+            return self.api_key_file.read_text().strip()
+        return os.environ.get("OPENAI_API_KEY")
+
+    def offline_process_count(self, workers: int) -> int:
+        if self.offline_processes is not None:
+            return self.offline_processes
+        return max(1, min(workers, os.cpu_count() or 1))
+
+
+class MetricsConfig(BaseModel):
+    """Per-metric constructor options (the `metrics:` section)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    options: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="Per-metric options, e.g. faithfulness: {threshold: 0.7}."
+    )

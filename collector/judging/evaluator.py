@@ -1,0 +1,95 @@
+"""`RecordEvaluator`: the cascade, and the mapping of the evaluators' results to `Evaluation`s.
+
+With a cascade, the offline judge scores first and only its doubtful grounding verdicts (a score
+inside the band, or an error) go to the LLM judge; while the LLM judge's circuit is open the
+offline verdicts stand and the skipped escalations are counted.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from collector.judging.breaker import CircuitBreaker
+from collector.judging.cases import to_test_case
+from collector.judging.scorers import CaseScorer
+from collector.metrics import CASCADE, DROPPED
+from collector.records import RagRecord
+from collector.stages import Evaluation, Outcome, Spend
+from evaluators import CaseResult, JudgeInfo, MetricResult, TestCase
+
+_CASCADE_METRICS = frozenset({"faithfulness", "hallucination"})
+
+
+class RecordEvaluator:
+    def __init__(
+        self,
+        first: CaseScorer,
+        escalate_to: CaseScorer | None = None,
+        band: tuple[float, float] = (0.25, 0.75),
+        breaker: CircuitBreaker | None = None,
+    ) -> None:
+        """`breaker` guards the LLM judge: `first` without a cascade, `escalate_to` with one."""
+        self.first, self.escalate_to, self.band, self.breaker = first, escalate_to, band, breaker
+
+    @property
+    def ready(self) -> bool:
+        """The judge is loaded (offline) or not known to be failing (its circuit is closed)."""
+        return self.breaker is None or not self.breaker.is_open
+
+    async def evaluate(
+        self, record: RagRecord, metrics: Sequence[str], case: TestCase | None = None
+    ) -> tuple[list[Evaluation], Spend]:
+        """`case`: the record's test case when the sampler already built it."""
+        llm_allowed = self.breaker is None or self.breaker.allow(time.monotonic())
+        if not llm_allowed and self.escalate_to is None:  # the only judge is failing: skip, counted
+            DROPPED.labels("circuit_open").inc(len(metrics))
+            return [], Spend()
+        case = case or to_test_case(record)
+        first = await self.first.score(case, metrics)
+        results = {r.name: (r, self.first.info) for r in first.results}
+        spend = _spend(first)
+        if self.escalate_to is not None:
+            doubtful = [name for name, (r, _) in results.items() if self._doubtful(r)]
+            CASCADE.labels("offline_only").inc(
+                sum(n in _CASCADE_METRICS and n not in doubtful for n in results)
+            )
+            if doubtful and not llm_allowed:  # keep the offline verdicts; the escalation is skipped, counted
+                DROPPED.labels("circuit_open").inc(len(doubtful))
+            elif doubtful:
+                CASCADE.labels("escalated").inc(len(doubtful))
+                second = await self.escalate_to.score(case, doubtful)
+                results.update({r.name: (r, self.escalate_to.info) for r in second.results})
+                spend = spend + _spend(second)
+        return [_evaluation(result, info) for result, info in results.values()], spend
+
+    def _doubtful(self, result: MetricResult) -> bool:
+        if result.name not in _CASCADE_METRICS:
+            return False
+        if result.score is None:
+            return result.outcome == "error"
+        low, high = self.band
+        return low <= result.score <= high
+
+    def shutdown(self) -> None:
+        self.first.shutdown()
+        if self.escalate_to is not None:
+            self.escalate_to.shutdown()
+
+
+def _spend(result: CaseResult) -> Spend:
+    return Spend(result.usage.prompt_tokens + result.usage.completion_tokens, result.usage.cost_usd)
+
+
+def _evaluation(result: MetricResult, judge: JudgeInfo) -> Evaluation:
+    return Evaluation(
+        metric=result.name,
+        outcome=Outcome(result.outcome.value),
+        score=result.score,
+        reason=result.reason,
+        threshold=result.threshold,
+        lower_is_better=result.lower_is_better,
+        judge=judge.judge,
+        judge_model=judge.model,
+        duration_s=result.duration_s,
+    )

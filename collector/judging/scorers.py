@@ -1,0 +1,141 @@
+"""Where a test case is scored: on the event loop (an LLM judge waits on HTTP), or in worker
+processes (the offline judge is CPU-bound numpy work: on the loop it would serialise every
+evaluation and stall ingest, and threads would share one GIL).
+
+Both turn `(case, metric names)` into the evaluators' `CaseResult`; metric instances are made
+once per name from the configured options.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Protocol
+
+from evaluators import (
+    CaseResult,
+    Judge,
+    JudgeInfo,
+    Metric,
+    Outcome,
+    TestCase,
+    a_evaluate_case,
+    create_metric,
+)
+
+logger = logging.getLogger(__name__)
+
+MetricOptions = Mapping[str, Mapping[str, Any]]
+
+
+class CaseScorer(Protocol):
+    info: JudgeInfo
+
+    async def score(self, case: TestCase, metrics: Sequence[str]) -> CaseResult: ...
+
+    def shutdown(self) -> None: ...
+
+
+class _Metrics:
+    """Metric instances by name, made on first use with their configured options."""
+
+    def __init__(self, options: MetricOptions) -> None:
+        self._options = options
+        self._made: dict[str, Metric] = {}
+
+    def __call__(self, names: Sequence[str]) -> list[Metric]:
+        for name in names:
+            if name not in self._made:
+                self._made[name] = create_metric(name, **self._options.get(name, {}))
+        return [self._made[name] for name in names]
+
+
+class JudgeOnLoop:
+    """Scores on the caller's event loop: for the LLM judge (I/O-bound, concurrent by `await`)."""
+
+    def __init__(self, judge: Judge, options: MetricOptions | None = None) -> None:
+        self.judge, self.info = judge, judge.info
+        self._metrics = _Metrics(options or {})
+
+    async def score(self, case: TestCase, metrics: Sequence[str]) -> CaseResult:
+        return await a_evaluate_case(case, self._metrics(metrics), self.judge, case_id=case.id)
+
+    def shutdown(self) -> None:
+        pass
+
+
+# --- the offline judge in worker processes -----------------------------------------------------------
+_worker: tuple[Judge, _Metrics, asyncio.AbstractEventLoop] | None = None
+
+
+def _load(options: dict[str, dict[str, Any]]) -> None:
+    """Process initializer: load the judge and its embedding model once per worker."""
+    global _worker
+    from evaluators.offline import OfflineJudge
+
+    judge = OfflineJudge()
+    judge.embedder.embed(["warm-up"])
+    _worker = (judge, _Metrics(options), asyncio.new_event_loop())
+
+
+def _info() -> JudgeInfo:
+    assert _worker is not None
+    return _worker[0].info
+
+
+def _score(case: TestCase, metrics: tuple[str, ...]) -> CaseResult:
+    assert _worker is not None
+    judge, made, loop = _worker
+    return loop.run_until_complete(a_evaluate_case(case, made(metrics), judge, case_id=case.id))
+
+
+class OfflineJudgePool:
+    """The offline judge in `processes` worker processes, so `evaluation.workers` means parallelism.
+
+    Processes are started by a fork server (never forked from this multi-threaded process) and
+    load the model before `__init__` returns: ready means ready to judge. A worker that dies
+    (killed, out of memory) breaks the pool: the cases in flight are scored `error` and a new
+    pool is started.
+    """
+
+    def __init__(self, processes: int, options: MetricOptions | None = None) -> None:
+        self.processes = processes
+        self._options = {name: dict(values) for name, values in (options or {}).items()}
+        self._metrics = _Metrics(self._options)  # here only to describe a case lost with its worker
+        self._executor = self._start()
+        futures = [self._executor.submit(_info) for _ in range(processes)]
+        self.info: JudgeInfo = futures[0].result()
+        for future in futures[1:]:
+            future.result()
+
+    def _start(self) -> ProcessPoolExecutor:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["evaluators.offline"])  # imported once, shared by every worker
+        return ProcessPoolExecutor(
+            self.processes,
+            mp_context=context,
+            initializer=_load,
+            initargs=(self._options,),
+        )
+
+    async def score(self, case: TestCase, metrics: Sequence[str]) -> CaseResult:
+        loop = asyncio.get_running_loop()
+        executor = self._executor
+        try:
+            return await loop.run_in_executor(executor, _score, case, tuple(metrics))
+        except BrokenProcessPool:
+            if executor is self._executor:
+                logger.error("an offline judge worker process died; starting new ones")
+                self._executor = self._start()
+            reason = "the offline judge's worker process died while scoring this case"
+            return CaseResult(
+                case_id=case.id or "",
+                results=[m.outcome_result(Outcome.ERROR, reason) for m in self._metrics(metrics)],
+            )
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=True, cancel_futures=True)

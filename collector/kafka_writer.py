@@ -1,0 +1,132 @@
+"""`KafkaWriter`: a Kafka producer whose every blocking call runs on its own thread.
+
+kafka-python's `send` is asynchronous only while the producer has metadata and buffer space;
+with a stalled broker it blocks its caller for up to `max_block_ms` (60 s by default), and
+`future.get` blocks until the broker answers. The dead-letter sink and the results exporter hand
+their records to this writer instead, which returns at once: a bounded queue, one thread that
+sends, and callbacks (run on the writer's or the producer's I/O thread) for what happened. A full
+queue is reported to the caller at once, never waited out. This is the one place where Kafka
+writes meet threads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from kafka import KafkaProducer
+
+logger = logging.getLogger(__name__)
+
+OnSent = Callable[[], None]
+OnFailed = Callable[[BaseException], None]
+
+
+class WriterFull(Exception):
+    """The writer's queue is full (the broker is not keeping up, or not answering)."""
+
+
+@dataclass(slots=True)
+class _Message:
+    topic: str
+    value: bytes
+    key: bytes | None
+    headers: list[tuple[str, bytes]]
+    on_sent: OnSent | None
+    on_failed: OnFailed | None
+
+
+class KafkaWriter:
+    def __init__(
+        self, bootstrap_servers: str, name: str, max_queued: int = 10_000, **producer_options: Any
+    ) -> None:
+        """Connects at once: an unreachable broker raises here (a clear error at start)."""
+        self._producer = KafkaProducer(bootstrap_servers=bootstrap_servers, **producer_options)
+        self._queue: queue.Queue[_Message | None] = queue.Queue(maxsize=max_queued)
+        self._pending = 0  # queued or sent but not yet answered
+        self._idle = threading.Condition()
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name=f"kafka-writer-{name}", daemon=True)
+        self._thread.start()
+
+    def send(
+        self,
+        topic: str,
+        value: bytes,
+        key: bytes | None = None,
+        headers: list[tuple[str, bytes]] | None = None,
+        on_sent: OnSent | None = None,
+        on_failed: OnFailed | None = None,
+    ) -> None:
+        """Queue one record; returns at once. Raises `WriterFull` (nothing queued) when full or closed."""
+        if self._closed:
+            raise WriterFull("the writer is closed")
+        with self._idle:
+            self._pending += 1
+        try:
+            self._queue.put_nowait(_Message(topic, value, key, headers or [], on_sent, on_failed))
+        except queue.Full:
+            self._done()
+            raise WriterFull(f"{self._queue.maxsize} records already waiting for the broker") from None
+
+    def _run(self) -> None:
+        while (message := self._queue.get()) is not None:
+            try:
+                future = self._producer.send(
+                    message.topic, value=message.value, key=message.key, headers=message.headers
+                )
+            except Exception as exc:  # no metadata within max_block_ms, buffer full, closed...
+                self._answer(message, exc)
+                continue
+            future.add_callback(lambda _meta, m=message: self._answer(m, None))
+            future.add_errback(lambda exc, m=message: self._answer(m, exc))
+
+    def _answer(self, message: _Message, error: BaseException | None) -> None:
+        try:
+            if error is None and message.on_sent is not None:
+                message.on_sent()
+            elif error is not None and message.on_failed is not None:
+                message.on_failed(error)
+        except Exception:  # a callback's bug must not kill the writer's or the producer's thread
+            logger.exception("a Kafka writer callback failed")
+        finally:
+            self._done()
+
+    def _done(self) -> None:
+        with self._idle:
+            self._pending -= 1
+            if self._pending == 0:
+                self._idle.notify_all()
+
+    def flush(self, timeout_s: float = 10.0) -> bool:
+        """Wait until every queued record was answered by the broker; False on timeout."""
+        deadline = time.monotonic() + timeout_s
+        with self._idle:
+            while self._pending > 0:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._idle.wait(min(remaining, 0.5))
+        return True
+
+    @property
+    def pending(self) -> int:
+        return self._pending
+
+    def close(self, timeout_s: float = 10.0) -> None:
+        """Send what is queued within `timeout_s`, then close the producer (what is left is failed)."""
+        if self._closed:
+            return
+        self._closed = True
+        deadline = time.monotonic() + timeout_s
+        self.flush(timeout_s)
+        with contextlib.suppress(queue.Full):  # else the thread is stuck on a stalled broker (a daemon)
+            self._queue.put_nowait(None)
+        self._thread.join(max(0.0, deadline - time.monotonic()))
+        self._producer.close(timeout=max(0.0, deadline - time.monotonic()))
