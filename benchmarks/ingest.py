@@ -28,9 +28,9 @@ from collector.conventions import extract
 from collector.decode import decode, decode_logs
 from collector.offsets import NoAck
 from collector.spans import flatten, flatten_logs
-from tests.instrumentation.capture import FIXTURES
 from testkit.kafka_forwarder import split_by_trace
 from testkit.rag_traces import BUILDERS, Collect, RagCase, encode, provider
+from tests.instrumentation.capture import FIXTURES
 
 PASSAGE = ("Retrieval-augmented generation grounds a model's answer in passages fetched from an index. " * 6)[
     :500

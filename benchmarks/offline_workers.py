@@ -67,8 +67,10 @@ def main() -> None:
     args = parser.parse_args()
     print(f"{os.cpu_count()} CPU cores; {args.flood} records per run, 5 metrics each, offline judge")
     reference, rss = run(8, args.flood, processes=0)
-    print(f"  judge on the event loop (offline_processes 0), workers 8: {reference:6.1f} records/s, "
-          f"peak RSS {rss:.0f} MiB")
+    print(
+        f"  judge on the event loop (offline_processes 0), workers 8: {reference:6.1f} records/s, "
+        f"peak RSS {rss:.0f} MiB"
+    )
     first: float | None = None
     for workers in args.workers:
         rate, rss = run(workers, args.flood, processes=None)

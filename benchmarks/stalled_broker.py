@@ -86,7 +86,15 @@ def run(bootstrap: str, broker_pid: int, good: int, bad: int, freeze: bool) -> N
         "RAGPULSE_RESULTS__TOPIC": f"{topic}_results",
         "RAGPULSE_EVALUATION__QUEUE_SIZE": str(good * 2),
     }
-    args = ["--kafka-bootstrap", bootstrap, "--topic", topic, "--quiet-period", str(QUIET_PERIOD_S), "--quiet"]
+    args = [
+        "--kafka-bootstrap",
+        bootstrap,
+        "--topic",
+        topic,
+        "--quiet-period",
+        str(QUIET_PERIOD_S),
+        "--quiet",
+    ]
     with RagpulseProcess(*args, env=env) as ragpulse:
         while scrape(ragpulse.metrics_port).value("ragpulse_spans_received_total") < good + bad:
             time.sleep(0.02)
@@ -96,7 +104,9 @@ def run(bootstrap: str, broker_pid: int, good: int, bad: int, freeze: bool) -> N
         try:
             evaluated = 0.0
             while evaluated < good and time.monotonic() - consumed < 300:
-                evaluated = scrape(ragpulse.metrics_port).value("ragpulse_evaluations_total", metric="faithfulness")
+                evaluated = scrape(ragpulse.metrics_port).value(
+                    "ragpulse_evaluations_total", metric="faithfulness"
+                )
                 time.sleep(0.05)
             elapsed = time.monotonic() - consumed
         finally:

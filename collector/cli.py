@@ -61,8 +61,7 @@ def _load(args: argparse.Namespace) -> Settings:
     overrides = {
         k: v
         for k, v in vars(args).items()
-        if "." in k
-        or k in ("metrics_port", "log_records", "summary_interval_s")
+        if "." in k or k in ("metrics_port", "log_records", "summary_interval_s")
     }
     return load_settings(args.config, **overrides)
 

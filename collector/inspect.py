@@ -263,7 +263,9 @@ def main(args: argparse.Namespace) -> int:
         return 2
     from collector.config import load_settings
 
-    settings = load_settings(args.config, **{"otlp.port": args.otlp_port, "otlp.grpc_port": args.otlp_grpc_port})
+    settings = load_settings(
+        args.config, **{"otlp.port": args.otlp_port, "otlp.grpc_port": args.otlp_grpc_port}
+    )
     spans: list[Span] = []
     logs: list[LogEvent] = []
     if args.listen is not None:

@@ -76,4 +76,5 @@ __all__ = [
     "create_metric",
     "evaluate",
     "metric_names",
+    "required_inputs",
 ]

@@ -33,4 +33,5 @@ __all__ = [
     "Scored",
     "create_metric",
     "metric_names",
+    "required_inputs",
 ]

@@ -121,7 +121,9 @@ async def test_the_offline_pool_scores_like_the_judge_in_process() -> None:
     try:
         on_loop = RecordEvaluator(JudgeOnLoop(build_offline_judge()))
         in_pool = RecordEvaluator(pool)
-        for i, response in enumerate(["The Eiffel Tower was completed in 1889.", "It was built in 1925 by Gaudi."]):
+        for i, response in enumerate(
+            ["The Eiffel Tower was completed in 1889.", "It was built in 1925 by Gaudi."]
+        ):
             metrics = ["faithfulness", "answer_relevancy", "hallucination"]
             here, _ = await on_loop.evaluate(_record(20 + i, response), metrics)
             there, _ = await in_pool.evaluate(_record(20 + i, response), metrics)

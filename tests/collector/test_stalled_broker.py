@@ -58,7 +58,9 @@ def test_dead_letters_are_queued_while_the_broker_is_frozen_and_written_after(
 
         def write_many() -> None:
             for i in range(1, 51):
-                letter = DeadLetter("malformed_protobuf", f"record {i}", f"{i}".encode(), f"k{i}".encode(), "kafka")
+                letter = DeadLetter(
+                    "malformed_protobuf", f"record {i}", f"{i}".encode(), f"k{i}".encode(), "kafka"
+                )
                 sink.write(letter, lambda i=i: written.append(i))
 
         writer = threading.Thread(target=write_many)
