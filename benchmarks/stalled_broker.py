@@ -120,7 +120,8 @@ def run(bootstrap: str, broker_pid: int, good: int, bad: int, freeze: bool) -> N
     scoring = elapsed - QUIET_PERIOD_S
     print(
         f"  broker {state:<16}: {evaluated:.0f}/{good} traces evaluated {elapsed:5.1f} s after consumption "
-        f"({QUIET_PERIOD_S:.0f} s of it the quiet period; {good / max(scoring, 1e-3):6.1f} records/s after it); "
+        f"({QUIET_PERIOD_S:.0f} s of it the quiet period; "
+        f"{good / max(scoring, 1e-3):6.1f} records/s after it); "
         f"dead letters on the topic afterwards: {letters}/{bad}"
     )
 
