@@ -4,7 +4,7 @@
 
 `ragpulse run` in a subprocess with the offline judge, a flood of distinct traces over OTLP/HTTP,
 five metrics per record; for each `evaluation.workers` value, records evaluated per second and the
-peak RSS of the whole process tree (the sidecar plus its judge worker processes). The reference
+peak memory (PSS) of the whole process tree (the sidecar plus its judge worker processes). The reference
 row runs the judge on the event loop (`judge.offline_processes: 0`), as every release before the
 worker pool did: there, `workers` could not add parallelism.
 """
@@ -23,18 +23,19 @@ from testkit.process import RagpulseProcess
 from testkit.scrape import scrape
 
 
-def tree_rss_mib(pid: int) -> float:
-    """Resident memory of a process and all its descendants, in MiB."""
+def tree_memory_mib(pid: int) -> float:
+    """Proportional set size (PSS) of a process and all its descendants, in MiB: pages the worker
+    processes share (libraries, the forked interpreter) are counted once, not once per process."""
     try:
         root = psutil.Process(pid)
         processes = [root, *root.children(recursive=True)]
-        return sum(p.memory_info().rss for p in processes if p.is_running()) / 2**20
+        return sum(p.memory_full_info().pss for p in processes if p.is_running()) / 2**20
     except psutil.Error:
         return 0.0
 
 
 def run(workers: int, count: int, processes: int | None) -> tuple[float, float]:
-    """Records evaluated per second over a flood of `count`, and the peak tree RSS in MiB."""
+    """Records evaluated per second over a flood of `count`, and the peak tree memory in MiB."""
     env = {
         "RAGPULSE_EVALUATION__WORKERS": str(workers),
         "RAGPULSE_EVALUATION__QUEUE_SIZE": str(count * 2),
@@ -44,7 +45,7 @@ def run(workers: int, count: int, processes: int | None) -> tuple[float, float]:
     bodies = [unique_trace(i) for i in range(count)]
     with RagpulseProcess("--quiet-period", "0.1", "--quiet", env=env) as ragpulse:
         assert ragpulse.process is not None
-        peak = tree_rss_mib(ragpulse.process.pid)
+        peak = tree_memory_mib(ragpulse.process.pid)
         start = time.monotonic()
         for body in bodies:
             assert post_traces(ragpulse.otlp_port, body)[0] == 200
@@ -54,7 +55,7 @@ def run(workers: int, count: int, processes: int | None) -> tuple[float, float]:
             done = metrics.value("ragpulse_evaluations_total", metric="faithfulness") + metrics.value(
                 "ragpulse_dropped_total"
             )
-            peak = max(peak, tree_rss_mib(ragpulse.process.pid))
+            peak = max(peak, tree_memory_mib(ragpulse.process.pid))
             time.sleep(0.05)
         elapsed = time.monotonic() - start
     return count / elapsed, peak
@@ -63,13 +64,13 @@ def run(workers: int, count: int, processes: int | None) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--flood", type=int, default=400, help="records per run")
-    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4, 8])
     args = parser.parse_args()
     print(f"{os.cpu_count()} CPU cores; {args.flood} records per run, 5 metrics each, offline judge")
     reference, rss = run(8, args.flood, processes=0)
     print(
         f"  judge on the event loop (offline_processes 0), workers 8: {reference:6.1f} records/s, "
-        f"peak RSS {rss:.0f} MiB"
+        f"peak memory (PSS) {rss:.0f} MiB"
     )
     first: float | None = None
     for workers in args.workers:
@@ -77,7 +78,8 @@ def main() -> None:
         first = first or rate
         print(
             f"  worker pool, evaluation.workers {workers}: {rate:6.1f} records/s "
-            f"({rate / first:.2f}x workers 1, {rate / reference:.2f}x on the loop), peak RSS {rss:.0f} MiB"
+            f"({rate / first:.2f}x workers 1, {rate / reference:.2f}x on the loop), "
+            f"peak memory (PSS) {rss:.0f} MiB"
         )
 
 

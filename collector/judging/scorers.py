@@ -9,6 +9,7 @@ once per name from the configured options.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import multiprocessing
 from collections.abc import Mapping, Sequence
@@ -69,35 +70,20 @@ class JudgeOnLoop:
 
 
 # --- the offline judge in worker processes -----------------------------------------------------------
-_worker: tuple[Judge, _Metrics, asyncio.AbstractEventLoop] | None = None
+_WORKER_MODULE = "collector.judging.offline_worker"  # by name: importing it loads the model
 
 
-def _load(options: dict[str, dict[str, Any]]) -> None:
-    """Process initializer: load the judge and its embedding model once per worker."""
-    global _worker
-    from evaluators.offline import OfflineJudge
-
-    judge = OfflineJudge()
-    judge.embedder.embed(["warm-up"])
-    _worker = (judge, _Metrics(options), asyncio.new_event_loop())
-
-
-def _info() -> JudgeInfo:
-    assert _worker is not None
-    return _worker[0].info
-
-
-def _score(case: TestCase, metrics: tuple[str, ...]) -> CaseResult:
-    assert _worker is not None
-    judge, made, loop = _worker
-    return loop.run_until_complete(a_evaluate_case(case, made(metrics), judge, case_id=case.id))
+def _in_worker(function: str, *args: Any) -> Any:
+    """Call `function` of the worker module, inside a worker process."""
+    return getattr(importlib.import_module(_WORKER_MODULE), function)(*args)
 
 
 class OfflineJudgePool:
     """The offline judge in `processes` worker processes, so `evaluation.workers` means parallelism.
 
-    Processes are started by a fork server (never forked from this multi-threaded process) and
-    load the model before `__init__` returns: ready means ready to judge. A worker that dies
+    Processes are forked from a fork server (never from this multi-threaded process) that loaded
+    the judge once (`offline_worker`), so they share its model; they are up before `__init__`
+    returns: ready means ready to judge. A worker that dies
     (killed, out of memory) breaks the pool: the cases in flight are scored `error` and a new
     pool is started.
     """
@@ -107,26 +93,23 @@ class OfflineJudgePool:
         self._options = {name: dict(values) for name, values in (options or {}).items()}
         self._metrics = _Metrics(self._options)  # here only to describe a case lost with its worker
         self._executor = self._start()
-        futures = [self._executor.submit(_info) for _ in range(processes)]
+        futures = [self._executor.submit(_in_worker, "info") for _ in range(processes)]
         self.info: JudgeInfo = futures[0].result()
         for future in futures[1:]:
             future.result()
 
     def _start(self) -> ProcessPoolExecutor:
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["evaluators.offline"])  # imported once, shared by every worker
+        context.set_forkserver_preload([_WORKER_MODULE])  # the judge, loaded once for all workers
         return ProcessPoolExecutor(
-            self.processes,
-            mp_context=context,
-            initializer=_load,
-            initargs=(self._options,),
+            self.processes, mp_context=context, initializer=_in_worker, initargs=("start", self._options)
         )
 
     async def score(self, case: TestCase, metrics: Sequence[str]) -> CaseResult:
         loop = asyncio.get_running_loop()
         executor = self._executor
         try:
-            return await loop.run_in_executor(executor, _score, case, tuple(metrics))
+            return await loop.run_in_executor(executor, _in_worker, "score", case, tuple(metrics))
         except BrokenProcessPool:
             if executor is self._executor:
                 logger.error("an offline judge worker process died; starting new ones")
