@@ -2,13 +2,17 @@
 
     python -m benchmarks.stalled_broker [--good 300] [--bad 20]
 
-A real broker (scripts/kafka.sh) holds `--good` RAG traces and `--bad` traces that cannot be
-extracted (a `rag.query` without its `rag.response`: dead letters). `ragpulse run` consumes them
+A real broker (scripts/kafka.sh) holds `--good` RAG traces and, half a second into them, `--bad`
+traces that cannot be extracted (a `rag.query` without its `rag.response`: dead letters). `ragpulse run` consumes them
 all; then, before the traces close, the broker is frozen with SIGSTOP (a broker that accepts
 connections and answers nothing: the worst case for a client). The run measures how long the
 good traces take to be evaluated (scores visible on /metrics) with the broker frozen, against a
 run where it stays up. Then the broker resumes (SIGCONT) and every dead letter must reach the
 dead-letter topic: nothing lost.
+
+To measure another version of the sidecar, run from its checkout with this one on the path: the
+subprocess imports `collector` from its working directory, e.g.
+`cd /tmp/old && PYTHONPATH=/path/to/ragpulse python -m benchmarks.stalled_broker`.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from pathlib import Path
 
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer
 from kafka.admin import NewTopic
+from opentelemetry.proto.trace.v1.trace_pb2 import TracesData
 
 from testkit import ROOT
 from testkit.process import RagpulseProcess
@@ -58,14 +63,25 @@ def good_trace(i: int) -> bytes:
     return encode(make_spans("ragpulse", case))
 
 
-def produce(bootstrap: str, topic: str, good: int, bad: int) -> None:
+def produce(bootstrap: str, topic: str, good: int, bad: int) -> int:
+    """Half the good traces, the bad ones half a second later, the other half a second after that:
+    so some traces close after the dead letters are written. Returns the number of spans."""
     producer = KafkaProducer(bootstrap_servers=bootstrap)
-    for i in range(good):
-        producer.send(topic, good_trace(i), key=f"good-{i}".encode())
-    for i in range(bad):
-        producer.send(topic, bad_trace(i), key=f"bad-{i}".encode())
-    producer.flush()
+    waves = [
+        [good_trace(i) for i in range(good // 2)],
+        [bad_trace(i) for i in range(bad)],
+        [good_trace(i) for i in range(good // 2, good)],
+    ]
+    spans = 0
+    for n, wave in enumerate(waves):
+        for i, body in enumerate(wave):
+            producer.send(topic, body, key=f"{n}-{i}".encode())
+            data = TracesData.FromString(body)
+            spans += sum(len(scope.spans) for rs in data.resource_spans for scope in rs.scope_spans)
+        producer.flush()
+        time.sleep(0.5)
     producer.close()
+    return spans
 
 
 def dead_letters_on(bootstrap: str, topic: str) -> int:
@@ -80,7 +96,7 @@ def run(bootstrap: str, broker_pid: int, good: int, bad: int, freeze: bool) -> N
     admin = KafkaAdminClient(bootstrap_servers=bootstrap)
     admin.create_topics([NewTopic(t, 1, 1) for t in (topic, f"{topic}.dlq", f"{topic}_results")])
     admin.close()
-    produce(bootstrap, topic, good, bad)
+    spans = produce(bootstrap, topic, good, bad)
     env = {
         "RAGPULSE_RESULTS__BOOTSTRAP_SERVERS": bootstrap,
         "RAGPULSE_RESULTS__TOPIC": f"{topic}_results",
@@ -96,14 +112,14 @@ def run(bootstrap: str, broker_pid: int, good: int, bad: int, freeze: bool) -> N
         "--quiet",
     ]
     with RagpulseProcess(*args, env=env) as ragpulse:
-        while scrape(ragpulse.metrics_port).value("ragpulse_spans_received_total") < good + bad:
+        while scrape(ragpulse.metrics_port).value("ragpulse_spans_received_total") < spans:
             time.sleep(0.02)
         consumed = time.monotonic()
         if freeze:
             os.kill(broker_pid, signal.SIGSTOP)
         try:
             evaluated = 0.0
-            while evaluated < good and time.monotonic() - consumed < 300:
+            while evaluated < good and time.monotonic() - consumed < 120:
                 evaluated = scrape(ragpulse.metrics_port).value(
                     "ragpulse_evaluations_total", metric="faithfulness"
                 )
@@ -121,7 +137,7 @@ def run(bootstrap: str, broker_pid: int, good: int, bad: int, freeze: bool) -> N
     print(
         f"  broker {state:<16}: {evaluated:.0f}/{good} traces evaluated {elapsed:5.1f} s after consumption "
         f"({QUIET_PERIOD_S:.0f} s of it the quiet period; "
-        f"{good / max(scoring, 1e-3):6.1f} records/s after it); "
+        f"{evaluated / max(scoring, 1e-3):6.1f} records/s after it); "
         f"dead letters on the topic afterwards: {letters}/{bad}"
     )
 
