@@ -2,8 +2,8 @@
 
     python -m benchmarks.stalled_broker [--good 300] [--bad 20]
 
-A real broker (scripts/kafka.sh) holds `--good` RAG traces and, half a second into them, `--bad`
-traces that cannot be extracted (a `rag.query` without its `rag.response`: dead letters). `ragpulse run` consumes them
+A real broker (scripts/kafka.sh) holds `--good` RAG traces and `--bad` traces that cannot be
+extracted (a `rag.query` without its `rag.response`: dead letters). `ragpulse run` consumes them
 all; then, before the traces close, the broker is frozen with SIGSTOP (a broker that accepts
 connections and answers nothing: the worst case for a client). The run measures how long the
 good traces take to be evaluated (scores visible on /metrics) with the broker frozen, against a
@@ -64,22 +64,19 @@ def good_trace(i: int) -> bytes:
 
 
 def produce(bootstrap: str, topic: str, good: int, bad: int) -> int:
-    """Half the good traces, the bad ones half a second later, the other half a second after that:
-    so some traces close after the dead letters are written. Returns the number of spans."""
+    """Half the good traces, the bad ones, the other half; returns the number of spans written."""
     producer = KafkaProducer(bootstrap_servers=bootstrap)
-    waves = [
-        [good_trace(i) for i in range(good // 2)],
-        [bad_trace(i) for i in range(bad)],
-        [good_trace(i) for i in range(good // 2, good)],
+    bodies = [
+        *(good_trace(i) for i in range(good // 2)),
+        *(bad_trace(i) for i in range(bad)),
+        *(good_trace(i) for i in range(good // 2, good)),
     ]
     spans = 0
-    for n, wave in enumerate(waves):
-        for i, body in enumerate(wave):
-            producer.send(topic, body, key=f"{n}-{i}".encode())
-            data = TracesData.FromString(body)
-            spans += sum(len(scope.spans) for rs in data.resource_spans for scope in rs.scope_spans)
-        producer.flush()
-        time.sleep(0.5)
+    for i, body in enumerate(bodies):
+        producer.send(topic, body, key=f"trace-{i}".encode())
+        data = TracesData.FromString(body)
+        spans += sum(len(scope.spans) for rs in data.resource_spans for scope in rs.scope_spans)
+    producer.flush()
     producer.close()
     return spans
 
