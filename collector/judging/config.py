@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,8 @@ class JudgeConfig(BaseModel):
         None,
         ge=0,
         description="Worker processes of the offline judge (CPU-bound): unset = min(evaluation.workers, "
-        "CPU cores); 0 = on the event loop, in-process (smallest footprint, no parallelism).",
+        "CPUs available, a container's CPU limit included); 0 = on the event loop, in-process (smallest "
+        "footprint, no parallelism).",
     )
 
     def resolved_api_key(self) -> str | None:
@@ -44,7 +46,36 @@ class JudgeConfig(BaseModel):
     def offline_process_count(self, workers: int) -> int:
         if self.offline_processes is not None:
             return self.offline_processes
-        return max(1, min(workers, os.cpu_count() or 1))
+        return max(1, min(workers, available_cpus()))
+
+
+def available_cpus() -> int:
+    """CPUs this process may use: its affinity, capped by a cgroup CPU quota (a container's limit),
+    which `os.cpu_count()` ignores: on a 64-core node, a pod limited to 2 CPUs has 2."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    for path, parse in ((_CGROUP_V2, _quota_v2), (_CGROUP_V1, _quota_v1)):
+        try:
+            quota = parse(path)
+        except (OSError, ValueError):
+            continue
+        if quota is not None:
+            return max(1, min(cpus, math.ceil(quota)))
+    return max(1, cpus)
+
+
+_CGROUP_V2 = Path("/sys/fs/cgroup/cpu.max")
+_CGROUP_V1 = Path("/sys/fs/cgroup/cpu/cpu.cfs_quota_us")
+
+
+def _quota_v2(path: Path) -> float | None:
+    quota, period = path.read_text().split()[:2]  # "max 100000" = no limit
+    return None if quota == "max" else int(quota) / int(period)
+
+
+def _quota_v1(path: Path) -> float | None:
+    quota = int(path.read_text())
+    period = int((path.parent / "cpu.cfs_period_us").read_text())
+    return None if quota <= 0 else quota / period
 
 
 class MetricsConfig(BaseModel):

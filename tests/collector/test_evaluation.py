@@ -154,3 +154,16 @@ async def test_a_dead_offline_worker_scores_error_and_the_pool_recovers() -> Non
         assert [e.outcome for e in evaluations] == [Outcome.PASSED]  # a new pool took over
     finally:
         pool.shutdown()
+
+
+def test_the_offline_pool_is_sized_by_the_container_cpu_limit(tmp_path, monkeypatch) -> None:
+    from collector.judging import config
+
+    limit = tmp_path / "cpu.max"
+    monkeypatch.setattr(config, "_CGROUP_V2", limit)
+    monkeypatch.setattr(config, "_CGROUP_V1", tmp_path / "absent")
+    limit.write_text("150000 100000\n")  # a pod limited to 1.5 CPUs
+    assert JudgeConfig().offline_process_count(workers=8) == min(2, config.available_cpus())
+    limit.write_text("max 100000\n")  # no limit: the CPUs this process may run on
+    assert JudgeConfig().offline_process_count(workers=1) == 1
+    assert JudgeConfig(offline_processes=0).offline_process_count(workers=8) == 0
