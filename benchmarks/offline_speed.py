@@ -1,6 +1,6 @@
 """Offline judge throughput: faithfulness + answer relevancy cases per second on one core.
 
-    python benchmarks/offline_speed.py [--cases 400]
+    python -m benchmarks.offline_speed [--cases 400]
 
 Each case: a question, a 3-sentence answer, 5 retrieved nodes of ~500 characters, all distinct
 across cases (so no cache makes it look faster than production). Measures, in one process:
@@ -16,13 +16,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evaluators.judges.base import ExtractKind, VerdictTask
 

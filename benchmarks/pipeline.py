@@ -5,18 +5,15 @@ with the offline judge; (2) evaluations per second with the offline judge, and w
 OpenAI-compatible judge of fixed 200 ms latency at 1, 8 and 32 concurrent records; (3) the
 collector's peak RSS in each run.
 
-    python benchmarks/pipeline.py [--rate 20] [--seconds 20] [--flood 200]
+    python -m benchmarks.pipeline [--rate 20] [--seconds 20] [--flood 200]
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from testkit.openai_server import ScriptedOpenAIServer
 from testkit.otlp import post_traces

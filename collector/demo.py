@@ -22,8 +22,8 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from collector.config import Settings
 from collector.demo_corpus import TOPICS
 from collector.metrics import EVALUATION_SCORE
-from collector.sdk import record_rag
 from collector.service import build, on_signals, serve
+from ragpulse_sdk import record_rag
 
 KINDS = (("grounded", 0.7), ("invented", 0.2), ("off_topic", 0.1))
 

@@ -21,6 +21,7 @@ from collector.conventions.generations import Generation, Retrieval, TraceShapes
 from collector.conventions.prompt_context import PromptContextConfig
 from collector.records import RagRecord
 from collector.spans import Span
+from ragpulse_sdk import attributes
 
 
 class ExtractionConfig(BaseModel):
@@ -32,7 +33,7 @@ class ExtractionConfig(BaseModel):
 # Order matters only for naming: a span two conventions both read is credited to the first.
 CONVENTIONS = (openinference.OpenInference(), openllmetry.OpenLLMetry(), genai.GenAI())
 NATIVE = native.Native()
-_ROUTE_KEYS = ("rag.route", "http.route", "url.template")
+_ROUTE_KEYS = (attributes.ROUTE, "http.route", "url.template")
 _DEFAULT = ExtractionConfig()
 
 
@@ -124,14 +125,16 @@ def _merge(spans: Sequence[Span]) -> _Merged:
 def _record(trace_id: str, spans: Sequence[Span], found: Found, convention: str) -> RagRecord:
     roots_first = sorted(spans, key=lambda s: not s.is_root)
     route = next((v for s in roots_first for k in _ROUTE_KEYS if (v := text(s, k))), "")
-    expected = next((v for s in spans if (v := text(s, "rag.expected_output"))), None)
+    expected = next((v for s in spans if (v := text(s, attributes.EXPECTED_OUTPUT))), None)
     references: list[str] = []
     for span in spans:
-        raw = text(span, "rag.reference_contexts")
+        raw = text(span, attributes.REFERENCE_CONTEXTS)
         if raw is not None:
-            value = parse_json(span, "rag.reference_contexts", raw)
+            value = parse_json(span, attributes.REFERENCE_CONTEXTS, raw)
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise ExtractionError("wrong_type", "rag.reference_contexts is not a JSON list of strings")
+                raise ExtractionError(
+                    "wrong_type", f"{attributes.REFERENCE_CONTEXTS} is not a JSON list of strings"
+                )
             references = value
     return RagRecord(
         trace_id=trace_id,

@@ -10,6 +10,7 @@ from typing import Any
 
 from collector.records import RetrievedNode
 from collector.spans import Span
+from ragpulse_sdk import attributes
 
 
 class ExtractionError(Exception):
@@ -205,7 +206,7 @@ _CONVERSATION_KEYS = (
     "session.id",
     "gen_ai.conversation.id",
     "traceloop.association.properties.session_id",
-    "rag.conversation_id",
+    attributes.CONVERSATION_ID,
 )
 
 

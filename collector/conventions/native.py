@@ -1,9 +1,6 @@
-"""ragpulse's own attributes on one span, for apps instrumented by hand (see `collector.sdk`).
-
-`rag.query`, `rag.response`, `rag.retrieval.documents` (JSON list of {id, content, score}),
-optionally `rag.model`, `rag.route`, `rag.expected_output`, `rag.reference_contexts`,
-`rag.conversation_id`. Unlike third-party conventions, these are the app's explicit statement of
-a RAG interaction, so a malformed value is an error the app's developer should see (dead letter).
+"""ragpulse's own attributes on one span, as `ragpulse_sdk.record_rag` writes them (the names and
+their meaning are in `ragpulse_sdk.attributes`). A malformed value is an error the app's developer
+should see: the trace is dead-lettered with the reason.
 """
 
 from __future__ import annotations
@@ -12,8 +9,7 @@ from collections.abc import Sequence
 
 from collector.conventions.common import Found, nodes_from_json, require, text
 from collector.spans import Span
-
-QUERY, RESPONSE, DOCUMENTS, MODEL = "rag.query", "rag.response", "rag.retrieval.documents", "rag.model"
+from ragpulse_sdk.attributes import DOCUMENTS, MODEL, QUERY, RESPONSE
 
 
 class Native:

@@ -7,7 +7,7 @@ from kafka.structs import TopicPartition
 
 from collector.deadletter import REASON_HEADER
 from collector.decode import decode, encode_json
-from collector.sdk import KafkaSpanExporter
+from ragpulse_sdk import KafkaSpanExporter
 from testkit.collector_runner import RunningCollector, wait_for
 from testkit.rag_traces import BUILDERS, RagCase, encode, make_spans, provider
 

@@ -15,7 +15,7 @@ from collector.deadletter import LogDeadLetters
 from collector.demo_corpus import TOPICS
 from collector.receivers.otlp import OtlpConfig
 from collector.receivers.otlp_http import OtlpHttpReceiver
-from collector.sdk import KafkaSpanExporter
+from ragpulse_sdk import KafkaSpanExporter
 from testkit.collector_runner import wait_for
 from testkit.openai_server import ScriptedOpenAIServer
 from testkit.otlp import post_traces

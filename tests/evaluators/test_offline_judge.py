@@ -57,8 +57,9 @@ async def test_wrong_number_and_wrong_name_are_named_in_the_reason(judge: Offlin
     )
     assert number.verdict == "no" and "300" in number.reason and "330" in number.reason
     assert name.verdict == "no" and "Auguste Rodin" in name.reason
-    [contradicted] = await judge.verdicts(["The Eiffel Tower is 300 metres tall."], NODES,
-                                          VerdictTask.CONTRADICTED)
+    [contradicted] = await judge.verdicts(
+        ["The Eiffel Tower is 300 metres tall."], NODES, VerdictTask.CONTRADICTED
+    )
     assert contradicted.verdict == "yes"
 
 
@@ -73,7 +74,8 @@ async def test_unsupported_addition_is_not_called_a_contradiction(judge: Offline
 async def test_relevance_from_embeddings(judge: OfflineJudge) -> None:
     question = "How tall is the Eiffel Tower?"
     on_topic, off_topic = await judge.verdicts(
-        ["The Eiffel Tower is 330 metres tall.", "Golden retrievers love to swim."], [question],
+        ["The Eiffel Tower is 330 metres tall.", "Golden retrievers love to swim."],
+        [question],
         VerdictTask.RELEVANT,
     )
     assert (on_topic.verdict, off_topic.verdict) == ("yes", "no")
@@ -124,7 +126,8 @@ async def test_deterministic_and_safe_under_concurrency(judge: OfflineJudge) -> 
 
 async def test_a_question_given_to_extract_makes_restated_words_neutral(judge: OfflineJudge) -> None:
     question = "Which company built the Eiffel Tower for the World's Fair?"
-    claims = await judge.extract("Gustave Eiffel's company built the Eiffel Tower.", ExtractKind.CLAIMS,
-                                 question=question)
+    claims = await judge.extract(
+        "Gustave Eiffel's company built the Eiffel Tower.", ExtractKind.CLAIMS, question=question
+    )
     [verdict] = await judge.verdicts(claims, NODES, VerdictTask.SUPPORTED)
     assert verdict.verdict == "yes"

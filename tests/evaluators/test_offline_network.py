@@ -43,7 +43,12 @@ def test_load_and_judge_with_no_network_and_hub_offline() -> None:
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
     env |= {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
-        [sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=120, cwd=ROOT,
+        [sys.executable, "-c", SCRIPT],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
         check=False,
     )
     assert done.returncode == 0, done.stderr

@@ -13,10 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from testkit import CAPTURES
 from tests.instrumentation.llm_server import ScriptedLLMServer
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = ROOT / "tests" / "data" / "instrumentation"
+FIXTURES = CAPTURES
 
 # (app, instrumentation): every combination the suite covers.
 COMBINATIONS: tuple[tuple[str, str], ...] = (

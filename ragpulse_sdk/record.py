@@ -1,0 +1,55 @@
+"""`record_rag`: state one RAG interaction on a span with ragpulse's own attributes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from opentelemetry.trace import Span
+
+from ragpulse_sdk import attributes
+
+Node = str | Mapping[str, Any] | tuple[str, str, float | None]
+
+
+def _node(node: Node, position: int) -> dict[str, Any]:
+    if isinstance(node, str):
+        return {"id": str(position), "content": node}
+    if isinstance(node, tuple):
+        node_id, content, score = node
+        return {"id": node_id, "content": content, "score": score}
+    content = node.get("content", node.get("text", node.get("page_content")))
+    return {"id": str(node.get("id", position)), "content": content, "score": node.get("score")}
+
+
+def record_rag(
+    span: Span,
+    query: str,
+    nodes: Iterable[Node],
+    response: str,
+    *,
+    model: str | None = None,
+    route: str | None = None,
+    expected_output: str | None = None,
+    reference_contexts: Sequence[str] | None = None,
+) -> None:
+    """Record one RAG interaction on `span` with ragpulse's own attributes (`ragpulse_sdk.attributes`).
+
+    Nodes may be strings, `(id, text, score)` tuples or mappings with id/content(text)/score.
+    """
+    span.set_attribute(attributes.QUERY, query)
+    span.set_attribute(attributes.RESPONSE, response)
+    documents = [_node(n, i) for i, n in enumerate(nodes)]
+    span.set_attribute(attributes.DOCUMENTS, json.dumps(documents, ensure_ascii=False))
+    for key, value in (
+        (attributes.MODEL, model),
+        (attributes.ROUTE, route),
+        (attributes.EXPECTED_OUTPUT, expected_output),
+    ):
+        if value is not None:
+            span.set_attribute(key, value)
+    if reference_contexts is not None:
+        span.set_attribute(
+            attributes.REFERENCE_CONTEXTS, json.dumps(list(reference_contexts), ensure_ascii=False)
+        )
