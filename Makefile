@@ -2,8 +2,8 @@
 # they create and use the virtualenv .venv (scripts/venv.sh).
 #   make demo   install ragpulse and run it on embedded defaults (no Kafka, no API key);
 #               DEMO_ARGS="--duration 30" passes flags to `ragpulse demo`
-#   make test   install everything the tests need (pip, apt, Maven, npm, the instrumentation venv) and
-#               run the whole suite
+#   make test   install everything the tests need (pip, apt, Maven, npm, the instrumentation venv),
+#               check lint, formatting and types (ruff, mypy), and run the whole suite
 ifndef PYTHON
 PYTHON := $(shell bash scripts/venv.sh)
 endif
@@ -17,13 +17,13 @@ demo:
 	$(PYTHON) -m pip install -q --disable-pip-version-check -e .
 	$(PYTHON) -m collector.cli demo $(DEMO_ARGS)
 
-test: setup
-	$(PYTHON) -m ruff check .
+test: setup lint
 	$(PYTHON) -m pytest
 
 lint:
 	$(PYTHON) -m ruff check .
-	$(PYTHON) -m ruff format --check collector evaluators tests benchmarks scripts
+	$(PYTHON) -m ruff format --check .
+	$(PYTHON) -m mypy collector evaluators ragpulse_sdk
 
 bench:
 	$(PYTHON) -m benchmarks.ingest
