@@ -19,16 +19,15 @@ import numpy as np
 
 from evaluators.offline import OfflineJudge
 from evaluators.offline.features import FEATURE_NAMES, GroundingFeaturizer
+from evaluators.offline.grounding_cases import judge_case, load_cases
 from evaluators.offline.model import load_models
-from evaluators.offline.training import (
+from scripts.offline_training import (
     LabelledAnswer,
     auroc,
     balanced_accuracy,
     claim_matrix,
     expected_calibration_error,
-    judge_case,
     length_matched,
-    load_cases,
     load_halueval,
     weakest_claims,
 )

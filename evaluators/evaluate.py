@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from evaluators import scores
 from evaluators.case import MissingFieldError, TestCase
 from evaluators.judges.accounting import usage_scope
-from evaluators.judges.base import Judge
+from evaluators.judges.base import Judge, Usage
 from evaluators.metrics.base import Metric
 from evaluators.result import (
     CaseResult,
@@ -27,7 +27,6 @@ from evaluators.result import (
     MetricResult,
     MetricSummary,
     Outcome,
-    UsageRecord,
 )
 from evaluators.session import JudgeSession
 
@@ -55,7 +54,7 @@ async def a_evaluate_case(
     return CaseResult(
         case_id=case_id or test_case.id or "?",
         results=list(results),
-        usage=UsageRecord.of(usage),
+        usage=usage.copy(),
         duration_s=time.monotonic() - started,
     )
 
@@ -98,7 +97,7 @@ async def a_evaluate(
         cases=list(case_results),
         metrics=summaries,
         ragas_score=ragas_score(summaries),
-        usage=UsageRecord.of(usage),
+        usage=usage.copy(),
         judge={"judge": judge.info.judge, "model": judge.info.model},
     )
 
@@ -122,7 +121,7 @@ def summarize(cases: Sequence[CaseResult], metrics: Sequence[Metric]) -> list[Me
         measured = [r.score for r in results if r.score is not None]
         counts = Counter(r.outcome for r in results)
         judged = counts[Outcome.PASSED] + counts[Outcome.FAILED] + counts[Outcome.ERROR]
-        usage = UsageRecord()
+        usage = Usage()
         for r in results:
             usage.add(r.usage)
         summaries.append(

@@ -29,31 +29,6 @@ class VerdictRecord(BaseModel):
     check: str = ""  # which question was asked of the item (supported, relevant, ...)
 
 
-class UsageRecord(BaseModel):
-    calls: int = 0
-    cached_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-
-    @classmethod
-    def of(cls, usage: Usage) -> UsageRecord:
-        return cls(
-            calls=usage.calls,
-            cached_calls=usage.cached_calls,
-            prompt_tokens=usage.prompt_tokens,
-            completion_tokens=usage.completion_tokens,
-            cost_usd=usage.cost_usd,
-        )
-
-    def add(self, other: UsageRecord) -> None:
-        self.calls += other.calls
-        self.cached_calls += other.cached_calls
-        self.prompt_tokens += other.prompt_tokens
-        self.completion_tokens += other.completion_tokens
-        self.cost_usd += other.cost_usd
-
-
 class MetricResult(BaseModel):
     """`score` is None exactly when the outcome is error or unmeasured: never NaN."""
 
@@ -66,7 +41,7 @@ class MetricResult(BaseModel):
     reason: str = ""
     verdicts: list[VerdictRecord] = Field(default_factory=list)
     details: dict[str, Any] = Field(default_factory=dict)
-    usage: UsageRecord = Field(default_factory=UsageRecord)
+    usage: Usage = Field(default_factory=Usage)
     duration_s: float = 0.0
 
     @field_validator("score")
@@ -84,7 +59,7 @@ class MetricResult(BaseModel):
 class CaseResult(BaseModel):
     case_id: str
     results: list[MetricResult]
-    usage: UsageRecord = Field(default_factory=UsageRecord)
+    usage: Usage = Field(default_factory=Usage)
     duration_s: float = 0.0
 
     def by_name(self) -> dict[str, MetricResult]:
@@ -99,14 +74,14 @@ class MetricSummary(BaseModel):
     mean: float | None = None
     pass_rate: float | None = None
     counts: dict[Outcome, int] = Field(default_factory=dict)
-    usage: UsageRecord = Field(default_factory=UsageRecord)
+    usage: Usage = Field(default_factory=Usage)
 
 
 class EvaluationResult(BaseModel):
     cases: list[CaseResult]
     metrics: list[MetricSummary]
     ragas_score: float | None = None  # harmonic mean of the metric means (lower-is-better as 1 - mean)
-    usage: UsageRecord = Field(default_factory=UsageRecord)
+    usage: Usage = Field(default_factory=Usage)
     judge: dict[str, str] = Field(default_factory=dict)
 
     def summary(self, name: str) -> MetricSummary:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # evaluators/ and scripts/ import from the root
 
 from evaluators.offline.embedder import WordLlamaEmbedder
 from evaluators.offline.features import (
@@ -38,9 +38,9 @@ from evaluators.offline.features import (
     relevance_features,
 )
 from evaluators.offline.idf import IdfTable
-from evaluators.offline.model import fit_logistic, save_models
+from evaluators.offline.model import LogisticModel, fit_logistic, save_models
 from evaluators.offline.text import sentences
-from evaluators.offline.training import (
+from scripts.offline_training import (
     answer_scores,
     auroc,
     claim_matrix,
@@ -69,7 +69,7 @@ def similarity_pairs(
     return pairs
 
 
-def fit_similarity(pairs: list[tuple[str, str, int]], idf: IdfTable, name: str):
+def fit_similarity(pairs: list[tuple[str, str, int]], idf: IdfTable, name: str) -> LogisticModel:
     embedder = WordLlamaEmbedder()
     items = embedder.embed([p[0] for p in pairs])
     references = embedder.embed([p[1] for p in pairs])
@@ -77,8 +77,10 @@ def fit_similarity(pairs: list[tuple[str, str, int]], idf: IdfTable, name: str):
     x = np.array([relevance_features(p[0], p[1], float(c), idf) for p, c in zip(pairs, cosines, strict=True)])
     y = np.array([p[2] for p in pairs], dtype=float)
     model = fit_logistic(x, y, RELEVANCE_FEATURE_NAMES)
-    print(f"{name}: {len(pairs)} pairs, training AUROC {auroc(model.probabilities(x), y):.3f}, "
-          f"cosine alone {auroc(x[:, 0], y):.3f}")
+    print(
+        f"{name}: {len(pairs)} pairs, training AUROC {auroc(model.probabilities(x), y):.3f}, "
+        f"cosine alone {auroc(x[:, 0], y):.3f}"
+    )
     return model
 
 
@@ -112,8 +114,10 @@ def main() -> None:
     grounding = fit_logistic(weakest_claims(matrices, first), labels, FEATURE_NAMES)
     test_matrices = [claim_matrix(a, featurizer) for a in test]
     test_labels = np.array([a.label for a in test])
-    print(f"grounding: {len(train)} training answers ({len(all_rows)} claims); "
-          f"held-out QA AUROC {auroc(answer_scores(test_matrices, grounding), test_labels):.3f}")
+    print(
+        f"grounding: {len(train)} training answers ({len(all_rows)} claims); "
+        f"held-out QA AUROC {auroc(answer_scores(test_matrices, grounding), test_labels):.3f}"
+    )
     for name, weight in zip(FEATURE_NAMES, grounding.weights, strict=True):
         print(f"  {name:22s} {weight:+.3f}")
 

@@ -30,7 +30,7 @@ from evaluators import (
 
 logger = logging.getLogger(__name__)
 
-MetricOptions = Mapping[str, Mapping[str, Any]]
+OptionsByMetric = Mapping[str, Mapping[str, Any]]
 
 
 class CaseScorer(Protocol):
@@ -44,7 +44,7 @@ class CaseScorer(Protocol):
 class _Metrics:
     """Metric instances by name, made on first use with their configured options."""
 
-    def __init__(self, options: MetricOptions) -> None:
+    def __init__(self, options: OptionsByMetric) -> None:
         self._options = options
         self._made: dict[str, Metric] = {}
 
@@ -58,7 +58,7 @@ class _Metrics:
 class JudgeOnLoop:
     """Scores on the caller's event loop: for the LLM judge (I/O-bound, concurrent by `await`)."""
 
-    def __init__(self, judge: Judge, options: MetricOptions | None = None) -> None:
+    def __init__(self, judge: Judge, options: OptionsByMetric | None = None) -> None:
         self.judge, self.info = judge, judge.info
         self._metrics = _Metrics(options or {})
 
@@ -88,7 +88,7 @@ class OfflineJudgePool:
     pool is started.
     """
 
-    def __init__(self, processes: int, options: MetricOptions | None = None) -> None:
+    def __init__(self, processes: int, options: OptionsByMetric | None = None) -> None:
         self.processes = processes
         self._options = {name: dict(values) for name, values in (options or {}).items()}
         self._metrics = _Metrics(self._options)  # here only to describe a case lost with its worker

@@ -11,7 +11,7 @@ where ragpulse's cost advantage over per-claim or per-node judging comes from.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Literal, Protocol, runtime_checkable
 
@@ -65,15 +65,25 @@ class RubricScore:
     probabilities: Mapping[int, float] | None = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, kw_only=True)
 class Usage:
-    """Tokens and calls spent; summed per case and per metric by the caller."""
+    """Tokens and calls spent: what a judge reports per call, and what results carry, summed per
+    metric, per case and per run.
+
+    A plain slots dataclass, cheap on the judges' hot path; the pydantic result models hold it as a
+    field and serialise it in this field order. Keyword-only, so the order is free to follow the
+    reports.
+    """
 
     calls: int = 0
+    cached_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
-    cached_calls: int = 0
+
+    def copy(self) -> Usage:
+        """A snapshot (a usage scope keeps counting into the original)."""
+        return replace(self)
 
     def add(self, other: Usage) -> None:
         self.calls += other.calls

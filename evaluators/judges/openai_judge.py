@@ -88,9 +88,7 @@ class OpenAIJudge:
 
     def usage(self) -> Usage:
         total = self._transport.total
-        return Usage(
-            total.calls, total.prompt_tokens, total.completion_tokens, total.cost_usd, total.cached_calls
-        )
+        return total.copy()
 
     async def extract(
         self, text: str, kind: ExtractKind, *, question: str | None = None, limit: int | None = None

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 import openai
+from openai.types.chat import ChatCompletionMessageParam
 from pydantic import BaseModel, ValidationError
 
 from evaluators.judges.accounting import CallOutcome, CallRecord, Price, price_of, record_usage
@@ -112,7 +113,7 @@ class ChatTransport:
         content = response.content
         value, problem = _validate(content, reply_model, check)
         if problem is not None:
-            repair = [
+            repair: list[ChatCompletionMessageParam] = [
                 *messages,
                 {"role": "assistant", "content": content},
                 {
@@ -154,7 +155,7 @@ class ChatTransport:
 
     def _messages(
         self, system: str, user: str, name: str, schema: dict[str, Any], mode: str
-    ) -> list[dict[str, str]]:
+    ) -> list[ChatCompletionMessageParam]:
         if mode != "json_schema":
             system = f"{system}\n{schema_hint(name, schema)}"
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
@@ -174,7 +175,11 @@ class ChatTransport:
         return extra
 
     async def _chat(
-        self, operation: str, messages: list[dict[str, str]], extra: dict[str, Any], temperature: float
+        self,
+        operation: str,
+        messages: list[ChatCompletionMessageParam],
+        extra: dict[str, Any],
+        temperature: float,
     ) -> _Timed:
         async def call() -> Any:
             return await self.client.chat.completions.create(

@@ -17,9 +17,9 @@ from typing import Any, ClassVar, TypedDict
 
 from evaluators.case import CaseField, TestCase
 from evaluators.judges.accounting import usage_scope
-from evaluators.judges.base import Judge, JudgeError, Verdict
+from evaluators.judges.base import Judge, JudgeError, Usage, Verdict
 from evaluators.judges.prompts import instruction_overrides
-from evaluators.result import MetricResult, Outcome, UsageRecord, VerdictRecord
+from evaluators.result import MetricResult, Outcome, VerdictRecord
 from evaluators.scores import UndefinedScoreError, passes, strict_score
 from evaluators.session import JudgeSession
 
@@ -64,12 +64,17 @@ class MetricOptions(TypedDict, total=False):
 
 
 class Metric(ABC):
-    """Base of every metric. `name` is stable snake_case; `required_fields` is checked before judging."""
+    """Base of every metric. `name` is stable snake_case; `required_inputs` is checked before judging.
+
+    `required_fields` declares, on the class, the test-case fields a metric needs (the collector's
+    sampling reads it by metric name); a metric whose needs depend on its options (G-Eval) overrides
+    `required_inputs` instead.
+    """
 
     name: str = "metric"
-    lower_is_better: ClassVar[bool] = False
+    lower_is_better: bool = False  # a class default; critiques set it per aspect
     required_fields: ClassVar[tuple[CaseField, ...]] = ()
-    needs_embeddings: ClassVar[bool] = False
+    needs_embeddings: bool = False  # a class default; answer correctness sets it from its weights
 
     def __init__(
         self,
@@ -107,7 +112,7 @@ class Metric(ABC):
     ) -> MetricResult:
         """Score one case. Raises MissingFieldError (naming the field) before any judge call."""
         case = case if isinstance(case, TestCase) else TestCase.model_validate(case)
-        case.require(self.name, self.required_fields)
+        case.require(self.name, self.required_inputs)
         if session is None:
             chosen = judge or self.judge
             if chosen is None:
@@ -116,6 +121,7 @@ class Metric(ABC):
                 )
             session = JudgeSession(chosen)
         started = time.monotonic()
+        outcome: Outcome | None
         with usage_scope() as usage, instruction_overrides(self.template):
             try:
                 scored = await self.score_case(case, session)
@@ -125,7 +131,7 @@ class Metric(ABC):
                 scored, outcome = Scored(None, f"unmeasured: {error}"), Outcome.UNMEASURED
             else:
                 outcome = None
-        result = self._result(scored, outcome, UsageRecord.of(usage), time.monotonic() - started)
+        result = self._result(scored, outcome, usage.copy(), time.monotonic() - started)
         if self.verbose:
             log.info(
                 "%s: %s score=%s reason=%s verdicts=%s",
@@ -145,32 +151,37 @@ class Metric(ABC):
             return asyncio.run(self.a_measure(case, judge))
         raise RuntimeError("measure() cannot run inside an event loop; await a_measure() instead")
 
+    @property
+    def required_inputs(self) -> tuple[CaseField, ...]:
+        """The test-case fields this metric instance needs."""
+        return self.required_fields
+
     def outcome_result(self, outcome: Outcome, reason: str) -> MetricResult:
         """An error or unmeasured result decided outside the metric (e.g. by `evaluate`)."""
-        return self._result(Scored(None, reason), outcome, UsageRecord(), 0.0)
+        return self._result(Scored(None, reason), outcome, Usage(), 0.0)
 
-    def _result(
-        self, scored: Scored, outcome: Outcome | None, usage: UsageRecord, duration: float
-    ) -> MetricResult:
-        base = dict(
+    def _result(self, scored: Scored, outcome: Outcome | None, usage: Usage, duration: float) -> MetricResult:
+        score: float | None = None
+        passed: bool | None = None
+        reason = scored.reason
+        if outcome is None:
+            if scored.score is None:
+                outcome = Outcome.UNMEASURED
+            else:
+                score = strict_score(scored.score, self.lower_is_better) if self.strict_mode else scored.score
+                passed = passes(score, self.effective_threshold, self.lower_is_better)
+                outcome = Outcome.PASSED if passed else Outcome.FAILED
+                reason = scored.reason if self.include_reason else ""
+        return MetricResult(
             name=self.name,
+            outcome=outcome,
+            score=score,
+            passed=passed,
             threshold=self.effective_threshold,
             lower_is_better=self.lower_is_better,
+            reason=reason,
             verdicts=scored.verdicts,
             details=scored.details,
             usage=usage,
             duration_s=duration,
-        )
-        if outcome is None and scored.score is None:
-            outcome = Outcome.UNMEASURED
-        if outcome is not None:
-            return MetricResult(outcome=outcome, reason=scored.reason, **base)
-        score = strict_score(scored.score, self.lower_is_better) if self.strict_mode else scored.score
-        passed = passes(score, self.effective_threshold, self.lower_is_better)
-        return MetricResult(
-            outcome=Outcome.PASSED if passed else Outcome.FAILED,
-            score=score,
-            passed=passed,
-            reason=scored.reason if self.include_reason else "",
-            **base,
         )

@@ -64,14 +64,16 @@ class AspectCritique(Metric):
         super().__init__(**options)
         key = _snake(aspect)
         builtin = BUILTIN_ASPECTS.get(key)
-        if definition is None and builtin is None:
-            raise ValueError(
-                f"aspect {aspect!r} is not built in ({sorted(BUILTIN_ASPECTS)}): give a definition"
-            )
+        if not definition:
+            if builtin is None:
+                raise ValueError(
+                    f"aspect {aspect!r} is not built in ({sorted(BUILTIN_ASPECTS)}): give a definition"
+                )
+            definition = builtin[0]
         if strictness < 1 or strictness % 2 == 0:
             raise ValueError("strictness must be a positive odd number")
         self.aspect = key
-        self.definition = definition or builtin[0]  # type: ignore[index]
+        self.definition = definition
         self.strictness = strictness
         self.name = f"aspect_{key}"
         self.lower_is_better = builtin[1] if lower_is_better is None and builtin else bool(lower_is_better)
@@ -121,9 +123,13 @@ class GEval(Metric):
         self.criteria = criteria
         self.evaluation_steps = list(evaluation_steps) if evaluation_steps else None
         self.evaluation_params = tuple(CaseField(p) for p in evaluation_params)
-        self.required_fields = self.evaluation_params  # type: ignore[misc]
         self.rubric = rubric
         self.score_range = score_range
+
+    @property
+    def required_inputs(self) -> tuple[CaseField, ...]:
+        """What the criteria read: `evaluation_params`."""
+        return self.evaluation_params
 
     async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
         steps = self.evaluation_steps or await session.evaluation_steps(self.criteria or "")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from evaluators.case import CaseField
@@ -19,7 +18,7 @@ from evaluators.metrics.retrieval import (
     ContextUtilization,
 )
 
-METRIC_FACTORIES: dict[str, Callable[..., Metric]] = {
+METRIC_FACTORIES: dict[str, type[Metric]] = {
     "faithfulness": Faithfulness,
     "hallucination": Hallucination,
     "answer_relevancy": AnswerRelevancy,
@@ -42,9 +41,7 @@ def metric_names() -> list[str]:
 def required_inputs(name: str) -> tuple[CaseField, ...]:
     """The test-case fields the metric `name` needs, as it declares them (without making it)."""
     if name in METRIC_FACTORIES:
-        factory = METRIC_FACTORIES[name]
-        assert isinstance(factory, type)
-        return factory.required_fields
+        return METRIC_FACTORIES[name].required_fields
     if name.startswith("aspect_") and name.removeprefix("aspect_") in BUILTIN_ASPECTS:
         return AspectCritique.required_fields
     raise ValueError(f"unknown metric {name!r}; known: {', '.join(metric_names())}")

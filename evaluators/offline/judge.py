@@ -144,8 +144,9 @@ class OfflineJudge:
         p, ev = min(judged, key=lambda pe: pe[0])
         if p >= model.threshold:
             return Verdict("no", supported_reason(ev, p), ev.supporting_nodes, confidence=p)
-        return Verdict("idk", "not stated in the context, but nothing there contradicts it: "
-                       + unsupported_reason(ev, p))
+        return Verdict(
+            "idk", "not stated in the context, but nothing there contradicts it: " + unsupported_reason(ev, p)
+        )
 
     def _similar(self, items: Sequence[str], refs: list[str], task: VerdictTask) -> list[Verdict]:
         """RELEVANT (item vs question) and USEFUL (node vs answer): embeddings + word overlap."""
@@ -179,7 +180,12 @@ class OfflineJudge:
         raise JudgeError("the offline judge cannot write G-Eval evaluation steps: configure an LLM judge")
 
     async def rubric_score(
-        self, steps: Sequence[str], fields: Mapping[str, str], *, low: int = 1, high: int = 10,
+        self,
+        steps: Sequence[str],
+        fields: Mapping[str, str],
+        *,
+        low: int = 1,
+        high: int = 10,
         rubric: str | None = None,
     ) -> RubricScore:
         raise JudgeError("the offline judge cannot score G-Eval rubrics: configure an LLM judge")

@@ -18,7 +18,7 @@ def supported_reason(ev: Evidence, probability: float) -> str:
     if ev.best_window is None:
         return f"P(supported)={probability:.2f}"
     return (
-        f"matches node {ev.best_window.node}: \"{snippet(ev.best_window.text)}\" "
+        f'matches node {ev.best_window.node}: "{snippet(ev.best_window.text)}" '
         f"(P(supported)={probability:.2f})"
     )
 
@@ -37,7 +37,7 @@ def unsupported_reason(ev: Evidence, probability: float) -> str:
         names = ", ".join(f"'{e}'" for e in ev.elsewhere_entities[:3])
         parts.append(f"{names} not in the passage that matches best (node {ev.best_window.node})")
     if ev.negation_flip and ev.best_window is not None:
-        parts.append(f"negation differs from node {ev.best_window.node}: \"{snippet(ev.best_window.text)}\"")
+        parts.append(f'negation differs from node {ev.best_window.node}: "{snippet(ev.best_window.text)}"')
     if not parts and ev.missing_words:
         parts.append(f"words not in the context: {', '.join(ev.missing_words)}")
     if not parts:

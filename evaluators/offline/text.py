@@ -71,8 +71,30 @@ STOPWORDS = frozenset(
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 _FILLER = frozenset(
-    {"thank", "thanks", "hope", "help", "sure", "okay", "ok", "great", "hello", "hi", "welcome", "glad",
-     "happy", "regard", "cheer", "sorry", "please", "feel", "free", "question", "let", "know"}
+    {
+        "thank",
+        "thanks",
+        "hope",
+        "help",
+        "sure",
+        "okay",
+        "ok",
+        "great",
+        "hello",
+        "hi",
+        "welcome",
+        "glad",
+        "happy",
+        "regard",
+        "cheer",
+        "sorry",
+        "please",
+        "feel",
+        "free",
+        "question",
+        "let",
+        "know",
+    }
 )
 NUMBER_WORDS = {
     "zero": "0",
@@ -166,7 +188,8 @@ def sentences(text: str) -> tuple[str, ...]:
     result: list[str] = []
     for block in text.split("\n"):
         if block.strip():
-            result.extend(s.strip() for s in nupunkt.sent_tokenize(block) if s.strip())
+            found = nupunkt.sent_tokenize(block)  # plain strings (tuples only when asked for spans)
+            result.extend(s.strip() for s in found if isinstance(s, str) and s.strip())
     return tuple(result)
 
 
@@ -225,8 +248,12 @@ def windows(reference: str, node: int) -> tuple[Window, ...]:
     ]
     pairs = [
         Window(
-            node, f"{a.text} {b.text}", a.stems | b.stems, a.numbers | b.numbers,
-            a.negations + b.negations, False,
+            node,
+            f"{a.text} {b.text}",
+            a.stems | b.stems,
+            a.numbers | b.numbers,
+            a.negations + b.negations,
+            False,
         )
         for a, b in itertools.pairwise(singles)
     ]

