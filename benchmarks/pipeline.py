@@ -3,7 +3,7 @@
 Prints (1) end-to-end latency, span end -> score visible on /metrics, p50/p99, at a steady rate
 with the offline judge; (2) evaluations per second with the offline judge, and with an
 OpenAI-compatible judge of fixed 200 ms latency at 1, 8 and 32 concurrent records; (3) the
-collector's peak RSS in each run.
+memory of the sidecar and its judge worker processes after each run (PSS).
 
     python -m benchmarks.pipeline [--rate 20] [--seconds 20] [--flood 200]
 """
@@ -13,11 +13,10 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
-from pathlib import Path
 
 from testkit.openai_server import ScriptedOpenAIServer
 from testkit.otlp import post_traces
-from testkit.process import RagpulseProcess
+from testkit.process import RagpulseProcess, tree_memory_mib
 from testkit.rag_traces import RagCase, encode, make_spans
 from testkit.scrape import Scrape, scrape
 
@@ -34,13 +33,6 @@ def unique_trace(i: int) -> bytes:
 
 def evaluated(port: int) -> float:
     return scrape(port).value("ragpulse_evaluations_total", metric="faithfulness")
-
-
-def peak_rss_mib(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -65,12 +57,12 @@ def latency_run(rate: float, seconds: float) -> None:
             done.extend([now] * int(count - len(done)))
             time.sleep(0.01)
         latencies = [d - s for s, d in zip(sent, done, strict=False)]  # evaluations complete in arrival order
-        rss = peak_rss_mib(ragpulse.process.pid)
+        rss = tree_memory_mib(ragpulse.process.pid)
     print(
         f"[offline judge] {len(bodies)} traces at {rate:g}/s: "
         f"end-to-end p50 {percentile(latencies, 50):.3f} s, "
         f"p99 {percentile(latencies, 99):.3f} s (includes the {QUIET_PERIOD_S} s quiet period); "
-        f"5 metrics per trace; peak RSS {rss:.0f} MiB"
+        f"5 metrics per trace; memory {rss:.0f} MiB (PSS, with the judge workers)"
     )
 
 
@@ -106,7 +98,7 @@ def report(
     print(
         f"[{label}] {count} records in {elapsed:.1f} s: {count / elapsed:.1f} records/s, "
         f"{evaluations / elapsed:.1f} metric evaluations/s, {judge}errors or drops {failed:.0f}; "
-        f"peak RSS {rss:.0f} MiB"
+        f"memory {rss:.0f} MiB (PSS, with the judge workers)"
     )
 
 
@@ -115,7 +107,7 @@ def offline_throughput_run(count: int) -> None:
         "--quiet-period", "0.1", env={"RAGPULSE_EVALUATION__QUEUE_SIZE": str(count * 2)}
     ) as ragpulse:
         elapsed, metrics = flood(ragpulse, count)
-        rss = peak_rss_mib(ragpulse.process.pid)
+        rss = tree_memory_mib(ragpulse.process.pid)
     report("offline judge, 5 metrics", count, elapsed, metrics, rss)
 
 
@@ -137,7 +129,7 @@ def throughput_run(concurrency: int, count: int) -> None:
         ) as ragpulse,
     ):
         elapsed, metrics = flood(ragpulse, count)
-        rss = peak_rss_mib(ragpulse.process.pid)
+        rss = tree_memory_mib(ragpulse.process.pid)
         requests = len(judge.requests)  # HTTP requests the judge server actually answered
     report(f"200 ms judge, concurrency {concurrency:>2}", count, elapsed, metrics, rss, requests)
 

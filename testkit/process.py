@@ -13,11 +13,24 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import psutil
+
 
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def tree_memory_mib(pid: int) -> float:
+    """Proportional set size (PSS) of a process and all its descendants, in MiB: the sidecar plus its
+    offline judge workers, pages they share (the forked model) counted once, not once per process."""
+    try:
+        root = psutil.Process(pid)
+        processes = [root, *root.children(recursive=True)]
+        return sum(p.memory_full_info().pss for p in processes if p.is_running()) / 2**20
+    except psutil.Error:
+        return 0.0
 
 
 def http_status(url: str) -> int:
