@@ -8,6 +8,7 @@ instead of loading a private copy. Each worker then makes its own metric instanc
 from __future__ import annotations
 
 import asyncio
+import signal
 from typing import Any
 
 from evaluators import CaseResult, JudgeInfo, TestCase, a_evaluate_case, create_metric
@@ -22,8 +23,10 @@ _loop: asyncio.AbstractEventLoop | None = None
 
 
 def start(options: dict[str, dict[str, Any]]) -> None:
-    """Process initializer: this worker's metric options and event loop."""
+    """Process initializer: this worker's metric options and event loop. Ctrl-C reaches the whole
+    process group; the sidecar decides when its workers stop, so they ignore it."""
     global _options, _loop
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _options, _loop = options, asyncio.new_event_loop()
 
 

@@ -83,9 +83,8 @@ class OfflineJudgePool:
 
     Processes are forked from a fork server (never from this multi-threaded process) that loaded
     the judge once (`offline_worker`), so they share its model; they are up before `__init__`
-    returns: ready means ready to judge. A worker that dies
-    (killed, out of memory) breaks the pool: the cases in flight are scored `error` and a new
-    pool is started.
+    returns: ready means ready to judge. A worker that dies (killed, out of memory) breaks the
+    pool: the cases in flight are scored `error` and a new pool is started.
     """
 
     def __init__(self, processes: int, options: OptionsByMetric | None = None) -> None:
