@@ -31,6 +31,7 @@ from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer
 from kafka.admin import NewTopic
 from opentelemetry.proto.trace.v1.trace_pb2 import TracesData
 
+from ragpulse_sdk import attributes
 from testkit import ROOT
 from testkit.process import RagpulseProcess
 from testkit.rag_traces import Collect, RagCase, encode, make_spans, provider
@@ -52,7 +53,7 @@ def bad_trace(i: int) -> bytes:
     collect = Collect()
     tracer = provider(collect).get_tracer("app")
     with tracer.start_as_current_span("rag") as span:
-        span.set_attribute("rag.query", f"a question without its answer ({i})")
+        span.set_attribute(attributes.QUERY, f"a question without its answer ({i})")
     return encode(collect.spans)
 
 

@@ -158,7 +158,7 @@ class ScriptedOpenAIServer:
         self.stop()
 
     def fail_next(self, *modes: str) -> None:
-        """Queue failure modes for the next requests: "429", "500", "hang", "malformed"."""
+        """Queue failure modes for the next requests: "429", "500", "401-echo", "hang", "malformed"."""
         with self._lock:
             self._failures.extend(modes)
 
@@ -170,13 +170,18 @@ class ScriptedOpenAIServer:
         return [r.operation for r in self.chat_requests if r.status == 200]
 
     # -- request handling (runs in the server's threads) ------------------------------------------
-    def handle(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any] | str, dict[str, str]]:
+    def handle(
+        self, path: str, body: dict[str, Any], authorization: str = ""
+    ) -> tuple[int, dict[str, Any] | str, dict[str, str]]:
         if self.latency_s:
             time.sleep(self.latency_s)
         with self._lock:
             failure = self._failures.popleft() if self._failures else None
         if failure == "429":
             return 429, {"error": {"message": "rate limited", "type": "rate_limit"}}, {"retry-after": "0"}
+        if failure == "401-echo":  # a gateway that quotes the credentials it refused
+            message = f"invalid credentials: {authorization}"
+            return 401, {"error": {"message": message, "type": "invalid_request_error"}}, {}
         if failure == "500":
             return 500, {"error": {"message": "scripted server error", "type": "server_error"}}, {}
         if failure == "hang":
@@ -326,7 +331,7 @@ def _handler_for(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 body = json.loads(raw)
             except json.JSONDecodeError:
                 body = {}
-            status, payload, headers = server.handle(self.path, body)
+            status, payload, headers = server.handle(self.path, body, self.headers.get("authorization", ""))
             text = payload if isinstance(payload, str) else json.dumps(payload)
             operation = operation_of(body) if self.path.endswith("/chat/completions") else "embed"
             server.record(RecordedRequest(self.path, body, status, operation, text))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import re
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -236,7 +237,7 @@ class ChatTransport:
                         attempt=attempt,
                     )
                 )
-                raise _Rejected(_short(error)) from None
+                raise _Rejected(self._scrub(_short(error))) from None
             except openai.RateLimitError as error:
                 outcome, retry_after = "rate_limited", _retry_after(error)
             except openai.APITimeoutError:
@@ -255,7 +256,9 @@ class ChatTransport:
                             attempt=attempt,
                         )
                     )
-                    raise JudgeError(f"{operation}: HTTP {error.status_code}: {_short(error)}") from None
+                    raise JudgeError(
+                        f"{operation}: HTTP {error.status_code}: {self._scrub(_short(error))}"
+                    ) from None
                 outcome = "server_error"
             self._account(
                 CallRecord(
@@ -270,6 +273,14 @@ class ChatTransport:
             if attempt <= self.max_retries:
                 await asyncio.sleep(self._backoff(attempt, retry_after))
         raise JudgeError(f"{operation}: gave up after {self.max_retries + 1} attempts ({outcome})")
+
+    def _scrub(self, text: str) -> str:
+        """An error body may quote the credentials (some gateways echo the Authorization header):
+        never let the key reach a reason, a log line, a results document or a span attribute."""
+        key = getattr(self.client, "api_key", None)
+        if isinstance(key, str) and len(key) >= 4:
+            text = text.replace(key, "[redacted]")
+        return _CREDENTIALS.sub(lambda m: (m.group(1) or "") + "[redacted]", text)
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
@@ -367,6 +378,10 @@ def _retry_after(error: openai.APIStatusError) -> float | None:
         return max(0.0, float(value)) if value is not None else None
     except ValueError:
         return None
+
+
+# Bearer tokens and OpenAI-style keys (sk-...), wherever an error body quotes them.
+_CREDENTIALS = re.compile(r"(?i)\b(bearer\s+)\S+|\bsk-[A-Za-z0-9_\-]{8,}")
 
 
 def _short(error: Exception, limit: int = 300) -> str:

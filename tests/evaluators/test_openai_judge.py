@@ -186,3 +186,17 @@ async def test_api_key_comes_from_the_named_environment_variable(
     judge = OpenAIJudge("m", base_url=openai_server.base_url, api_key_env="RAGPULSE_TEST_JUDGE_KEY")
     assert judge._transport.client.api_key == "sk-test-not-a-secret"
     await asyncio.wait_for(judge.extract("a.", ExtractKind.CLAIMS), 5)
+
+
+async def test_credentials_a_judge_echoes_never_reach_the_reason(
+    openai_server: ScriptedOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A gateway answering 401 with the Authorization header it refused must not leak the key into the
+    metric's reason (which becomes results-topic documents, span attributes and log lines)."""
+    key = "tk-not-a-real-key-but-secret-7f3a"  # not sk-shaped: the exact key is scrubbed, not a pattern
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    openai_server.fail_next("401-echo")
+    result = await Faithfulness().a_measure(CASE, judge_for(openai_server))
+    assert result.outcome is Outcome.ERROR
+    assert "401" in result.reason and "[redacted]" in result.reason
+    assert key not in result.reason and "Bearer tk-" not in result.reason
