@@ -21,6 +21,9 @@ logger = logging.getLogger(__name__)
 REASON_HEADER = "ragpulse.reason"
 DETAIL_HEADER = "ragpulse.detail"
 SOURCE_HEADER = "ragpulse.source"
+TRUNCATED_HEADER = "ragpulse.truncated"  # the original payload's size in bytes, when it was cut
+# Room for the key, the headers and the record batch's framing inside the producer's request limit.
+_ENVELOPE_BYTES = 16 * 1024
 
 
 def _log(letter: DeadLetter, where: str) -> None:
@@ -52,6 +55,9 @@ class KafkaDeadLetters:
     def __init__(self, bootstrap_servers: str, topic: str, **options: Any) -> None:
         self.topic = topic
         self._writer = KafkaWriter(bootstrap_servers, "dead-letters", **options)
+        # A letter over the producer's request limit could never be written, and its record's hold
+        # would then block every later commit of the partition: such a payload is cut to fit.
+        self._max_payload = int(options.get("max_request_size", 1024 * 1024)) - _ENVELOPE_BYTES
         self._failures = RateLimitedLog(interval_s=10.0)
 
     def write(self, letter: DeadLetter, on_written: Callable[[], None]) -> None:
@@ -61,13 +67,17 @@ class KafkaDeadLetters:
             (DETAIL_HEADER, letter.detail[:1000].encode("utf-8", "replace")),
             (SOURCE_HEADER, letter.source.encode()),
         ]
+        payload = letter.payload
+        if len(payload) > self._max_payload:
+            headers.append((TRUNCATED_HEADER, str(len(payload)).encode()))
+            payload = payload[: self._max_payload]
 
         def written() -> None:
             _log(letter, f" -> {self.topic}")
             on_written()
 
         try:
-            self._writer.send(self.topic, letter.payload, letter.key, headers, written, self._failed)
+            self._writer.send(self.topic, payload, letter.key, headers, written, self._failed)
         except WriterFull as exc:
             self._failed(exc)
 

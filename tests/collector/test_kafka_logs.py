@@ -9,7 +9,13 @@ from kafka.structs import TopicPartition
 from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
 from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter
 
-from collector.deadletter import DETAIL_HEADER, REASON_HEADER, SOURCE_HEADER, KafkaDeadLetters
+from collector.deadletter import (
+    DETAIL_HEADER,
+    REASON_HEADER,
+    SOURCE_HEADER,
+    TRUNCATED_HEADER,
+    KafkaDeadLetters,
+)
 from collector.receivers.kafka import KafkaConfig, KafkaReceiver
 from collector.stages import Received
 from testkit.collector_runner import wait_for
@@ -114,3 +120,56 @@ def test_unexpected_error_and_bad_logs_record_are_dead_lettered(kafka_bootstrap:
         kafka_bootstrap, config.group_id, [TopicPartition(spans_topic, 0), TopicPartition(logs_topic, 0)]
     )
     assert committed == {TopicPartition(spans_topic, 0): 2, TopicPartition(logs_topic, 0): 1}
+
+
+def test_a_record_too_large_for_the_dead_letter_topic_is_cut_to_fit_and_its_offset_moves_on(
+    kafka_bootstrap: str, kafka_admin
+) -> None:
+    """A dead letter over the producer's request limit could never be written; its record's hold would
+    then block every later commit of the partition. It is cut to fit and says its original size."""
+    topic = f"oversize-{uuid.uuid4().hex[:8]}"
+    kafka_admin.create_topics(
+        {topic: {"num_partitions": 1, "replication_factor": 1, "configs": {"max.message.bytes": "4194304"}}},
+        wait_for_metadata=True,
+    )
+    producer = KafkaProducer(bootstrap_servers=kafka_bootstrap, max_request_size=4 * 1024 * 1024)
+    producer.send(topic, b"\x0a" + b"\xff" * 2_000_000)  # 2 MB: over the receiver's 1 MB record limit
+    producer.send(topic, encode(make_spans("ragpulse")))
+    producer.flush()
+    config = KafkaConfig(
+        bootstrap_servers=kafka_bootstrap,
+        topic=topic,
+        logs_topic=None,
+        group_id=f"group-{uuid.uuid4().hex[:8]}",
+        commit_interval_s=0.2,
+        max_record_bytes=1024 * 1024,
+    )
+    receiver = KafkaReceiver(config, KafkaDeadLetters(kafka_bootstrap, config.dlq_topic))
+    delivered: list[Received] = []
+
+    def deliver(received: Received) -> None:
+        delivered.append(received)
+        received.ack.release()
+
+    receiver.start(deliver)
+    try:
+        wait_for(lambda: len(delivered) == 1, 60, "the record after the oversize one")
+        wait_for(lambda: receiver.tracker.in_flight() == 0, 30, "both records done")
+        consumer = KafkaConsumer(
+            config.dlq_topic,
+            bootstrap_servers=kafka_bootstrap,
+            auto_offset_reset="earliest",
+            consumer_timeout_ms=15_000,
+            max_partition_fetch_bytes=4 * 1024 * 1024,
+        )
+        letter = next(iter(consumer))
+        consumer.close()
+    finally:
+        receiver.shutdown()
+    headers = {k: v.decode() for k, v in letter.headers}
+    assert headers[REASON_HEADER] == "too_large"
+    assert headers[TRUNCATED_HEADER] == "2000001"
+    assert 0 < len(letter.value) < 1024 * 1024
+    assert _committed(kafka_bootstrap, config.group_id, [TopicPartition(topic, 0)]) == {
+        TopicPartition(topic, 0): 2
+    }
