@@ -76,6 +76,14 @@ class OffsetTracker:
             ready, self._committable = self._committable, {}
         return ready
 
+    def restore(self, offsets: dict[TopicPartition, int]) -> None:
+        """Give back offsets whose commit failed, so the next commit retries them (unless the
+        partition was revoked meanwhile, or a later offset is already waiting)."""
+        with self.lock:
+            for partition, offset in offsets.items():
+                if partition in self._pending and offset > self._committable.get(partition, -1):
+                    self._committable[partition] = offset
+
     def in_flight(self) -> int:
         with self.lock:
             return sum(len(p) for p in self._pending.values())

@@ -202,14 +202,27 @@ class KafkaReceiver:
         elif paused and in_flight < self.config.max_in_flight_records // 2:
             consumer.resume(*paused)
 
-    def commit(self) -> None:
+    def commit(self, blocking: bool = True) -> None:
+        """Commit what is done. A failed commit gives its offsets back to the tracker, so the next
+        one retries them. `blocking=False` from the rebalance listener, which runs on kafka-python's
+        IO thread, where a blocking commit fails ("Cannot block on net.run() from the IO thread")."""
         offsets = self.tracker.take_committable()
         if not offsets or self._consumer is None:
             return
+        request = {tp: OffsetAndMetadata(off, "", -1) for tp, off in offsets.items()}
+        if not blocking:
+            self._consumer.commit_async(request, callback=self._committed_async)
+            return
         try:
-            self._consumer.commit({tp: OffsetAndMetadata(off, "", -1) for tp, off in offsets.items()})
-        except Exception as exc:  # a rebalance in progress: the new owner re-reads; duplicates are suppressed
-            logger.warning("offset commit failed (%s); records will be re-read", exc)
+            self._consumer.commit(request)
+        except Exception as exc:  # the broker or the coordinator is unavailable, a rebalance...
+            self.tracker.restore(offsets)
+            logger.warning("offset commit failed (%s); it is retried with the next one", exc)
+
+    def _committed_async(self, offsets: dict[TopicPartition, OffsetAndMetadata], response: Any) -> None:
+        if isinstance(response, Exception):
+            self.tracker.restore({tp: meta.offset for tp, meta in offsets.items()})
+            logger.warning("offset commit failed (%s); it is retried with the next one", response)
 
     def _report_lag(self, consumer: KafkaConsumer) -> None:
         for partition in consumer.assignment():
@@ -238,7 +251,7 @@ class _Rebalance(ConsumerRebalanceListener):
         self.receiver = receiver
 
     def on_partitions_revoked(self, revoked: Any) -> None:
-        self.receiver.commit()
+        self.receiver.commit(blocking=False)  # what is done, before the partitions' next owner reads
         self.receiver.tracker.forget(revoked)
         self.receiver._on_assigned(self.receiver.assignment() - set(revoked))
         for partition in revoked:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 
 from kafka import KafkaConsumer, KafkaProducer
@@ -16,6 +17,7 @@ from collector.deadletter import (
     TRUNCATED_HEADER,
     KafkaDeadLetters,
 )
+from collector.offsets import OffsetTracker
 from collector.receivers.kafka import KafkaConfig, KafkaReceiver
 from collector.stages import Received
 from testkit.collector_runner import wait_for
@@ -173,3 +175,59 @@ def test_a_record_too_large_for_the_dead_letter_topic_is_cut_to_fit_and_its_offs
     assert _committed(kafka_bootstrap, config.group_id, [TopicPartition(topic, 0)]) == {
         TopicPartition(topic, 0): 2
     }
+
+
+def test_a_replica_joining_gets_the_offsets_the_other_finished_committed_at_the_revocation(
+    kafka_bootstrap: str, kafka_topic
+) -> None:
+    """The rebalance listener runs on kafka-python's IO thread, where a blocking commit fails: what the
+    first replica finished must still be committed when its partitions are revoked, or the joining
+    replica scores it all again."""
+    topic = kafka_topic(partitions=2)
+    producer = KafkaProducer(bootstrap_servers=kafka_bootstrap)
+    for i in range(20):
+        producer.send(topic, b"", partition=i % 2)  # empty records: done as soon as they are read
+    producer.flush()
+    config = KafkaConfig(
+        bootstrap_servers=kafka_bootstrap,
+        topic=topic,
+        logs_topic=None,
+        group_id=f"group-{uuid.uuid4().hex[:8]}",
+        commit_interval_s=600,  # no periodic commit in this test: only the revocation's
+    )
+    first = KafkaReceiver(config, KafkaDeadLetters(kafka_bootstrap, config.dlq_topic))
+    first.start(lambda received: received.ack.release())
+    second = KafkaReceiver(config, KafkaDeadLetters(kafka_bootstrap, config.dlq_topic))
+    partitions = [TopicPartition(topic, 0), TopicPartition(topic, 1)]
+    try:
+        wait_for(
+            lambda: len(first.assignment()) == 2 and first.tracker.in_flight() == 0, 60, "the first replica"
+        )
+        time.sleep(1)  # every record read and done
+        second.start(lambda received: received.ack.release())
+        wait_for(lambda: second.ready, 60, "the second replica's assignment")
+        wait_for(
+            lambda: _committed(kafka_bootstrap, config.group_id, partitions) == dict.fromkeys(partitions, 10),
+            30,
+            "the offsets committed when the first replica's partitions were revoked",
+        )
+    finally:
+        second.shutdown()
+        first.shutdown()
+
+
+def test_offsets_whose_commit_failed_are_retried_not_forgotten() -> None:
+    tracker = OffsetTracker()
+    partition = TopicPartition("t", 0)
+    for offset in range(3):
+        tracker.track(partition, offset).release()
+    taken = tracker.take_committable()
+    assert taken == {partition: 3}
+    tracker.restore(taken)  # the commit failed
+    assert tracker.take_committable() == {partition: 3}
+    tracker.track(partition, 3).release()
+    tracker.restore({partition: 3})  # an older failed commit does not move a newer offset back
+    assert tracker.take_committable() == {partition: 4}
+    tracker.forget([partition])
+    tracker.restore({partition: 4})  # revoked meanwhile: its new owner commits
+    assert tracker.take_committable() == {}
