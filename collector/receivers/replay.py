@@ -70,5 +70,5 @@ class KafkaReplayReceiver(KafkaReceiver):
             self.finished.set()
         return self.finished.is_set()
 
-    def commit(self) -> None:
+    def commit(self, blocking: bool = True) -> None:
         """A replay reads outside the consumer group and commits nothing."""
