@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 
 from collector.metrics import CIRCUIT_OPEN
 
@@ -19,7 +20,9 @@ class CircuitBreaker:
 
     @property
     def is_open(self) -> bool:
-        return self._opened_at is not None
+        """Open and still cooling down. Once the cooldown is over the breaker is half-open: the next
+        record probes the judge, and /readyz says ready again without waiting for that record."""
+        return self._opened_at is not None and time.monotonic() - self._opened_at < self.cooldown_s
 
     def allow(self, now: float) -> bool:
         if self._opened_at is None:

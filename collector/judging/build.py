@@ -34,7 +34,9 @@ def count_judge_call(call: CallRecord) -> None:
 def build_llm_judge(config: JudgeConfig, breaker: CircuitBreaker | None = None) -> OpenAIJudge:
     def on_call(call: CallRecord) -> None:
         count_judge_call(call)
-        if breaker is not None and call.outcome != "cached":
+        # A 429 is the provider pacing us, not failing: the judge waits its Retry-After and the
+        # breaker stays closed (an open breaker would drop records a slower pace would have scored).
+        if breaker is not None and call.outcome not in ("cached", "rate_limited"):
             breaker.record(call.outcome == "ok", time.monotonic())
 
     client = openai.AsyncOpenAI(

@@ -167,3 +167,24 @@ def test_the_offline_pool_is_sized_by_the_container_cpu_limit(tmp_path, monkeypa
     limit.write_text("max 100000\n")  # no limit: the CPUs this process may run on
     assert JudgeConfig().offline_process_count(workers=1) == 1
     assert JudgeConfig(offline_processes=0).offline_process_count(workers=8) == 0
+
+
+async def test_rate_limits_do_not_open_the_breaker() -> None:
+    """A 429 is the provider pacing us: the judge waits its Retry-After, and the breaker stays closed."""
+    with ScriptedOpenAIServer() as server:
+        server.fail_next(*["429"] * 12)
+        breaker = CircuitBreaker(failures=3, cooldown_s=60)
+        judge = build_llm_judge(JudgeConfig(base_url=server.base_url, max_retries=1, timeout_s=2), breaker)
+        evaluator = RecordEvaluator(JudgeOnLoop(judge), breaker=breaker)
+        for i in range(4):
+            await evaluator.evaluate(_record(40 + i), ["faithfulness"])
+        assert not breaker.is_open and evaluator.ready
+
+
+def test_readiness_returns_when_the_cooldown_is_over_without_waiting_for_a_record() -> None:
+    breaker = CircuitBreaker(failures=1, cooldown_s=0.2)
+    evaluator = RecordEvaluator(JudgeOnLoop(build_offline_judge()), breaker=breaker)
+    breaker.record(False, time.monotonic())
+    assert not evaluator.ready
+    time.sleep(0.3)
+    assert evaluator.ready  # half-open: the next record probes the judge
