@@ -99,6 +99,13 @@ JUDGE_BUDGET_REMAINING = Gauge(
 CASCADE = Counter(
     "ragpulse_cascade", "Cascade outcomes (offline_only, escalated).", ["stage"], registry=REGISTRY
 )
+JUDGE_INPUT_REWRITES = Counter(
+    "ragpulse_judge_input_rewrites",
+    "What was masked or trimmed before a case left for an external judge, by what (email_masked, "
+    "phone_masked, card_masked, redacted_masked, passage_cut, passage_left_out).",
+    ["what"],
+    registry=REGISTRY,
+)
 CIRCUIT_OPEN = Gauge(
     "ragpulse_judge_circuit_open", "1 while the judge circuit breaker is open.", registry=REGISTRY
 )

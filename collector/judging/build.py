@@ -13,6 +13,7 @@ import openai
 from collector.judging.breaker import CircuitBreaker
 from collector.judging.config import JudgeConfig, MetricsConfig
 from collector.judging.evaluator import RecordEvaluator
+from collector.judging.outbound import Outbound
 from collector.judging.scorers import CaseScorer, JudgeOnLoop, OfflineJudgePool
 from collector.metrics import JUDGE_COST, JUDGE_LATENCY, JUDGE_REQUESTS, JUDGE_TOKENS
 from evaluators import CallRecord, Judge, OpenAIJudge, Price
@@ -74,7 +75,7 @@ def build_evaluator(config: JudgeConfig, metrics: MetricsConfig, workers: int) -
     breaker = CircuitBreaker()
     if config.base_url is None:
         return RecordEvaluator(build_offline_scorer(config, metrics, workers))
-    llm = JudgeOnLoop(build_llm_judge(config, breaker), metrics.options)
+    llm = Outbound(JudgeOnLoop(build_llm_judge(config, breaker), metrics.options), config.outbound)
     if config.cascade:
         offline = build_offline_scorer(config, metrics, workers)
         return RecordEvaluator(offline, llm, config.cascade_band, breaker)

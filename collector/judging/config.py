@@ -9,6 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
+from collector.judging.outbound import OutboundConfig
+
 
 class JudgeConfig(BaseModel):
     """No `base_url` = the offline judge. Any OpenAI-compatible endpoint otherwise."""
@@ -27,6 +29,10 @@ class JudgeConfig(BaseModel):
     )
     prices_per_million: dict[str, tuple[float, float]] = Field(
         default_factory=dict, description="model -> (prompt, completion) USD per million tokens."
+    )
+    outbound: OutboundConfig = Field(
+        default_factory=OutboundConfig,
+        description="What an external (LLM) judge may see: personal data masked, passages bounded.",
     )
     offline_processes: int | None = Field(
         None,

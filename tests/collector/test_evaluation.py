@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import time
 
 from collector.dedup import RecentKeys
 from collector.judging.breaker import CircuitBreaker
-from collector.judging.build import build_llm_judge, build_offline_judge
-from collector.judging.config import JudgeConfig
+from collector.judging.build import build_evaluator, build_llm_judge, build_offline_judge
+from collector.judging.config import JudgeConfig, MetricsConfig
 from collector.judging.evaluator import RecordEvaluator
+from collector.judging.outbound import OutboundConfig
 from collector.judging.scorers import JudgeOnLoop, OfflineJudgePool
-from collector.metrics import CASCADE, DROPPED, OTHER, LabelPolicy
+from collector.metrics import CASCADE, DROPPED, JUDGE_INPUT_REWRITES, OTHER, LabelPolicy
 from collector.records import RagRecord, RetrievedNode
 from collector.stages import Outcome
 from testkit.openai_server import ScriptedOpenAIServer
@@ -188,3 +190,33 @@ def test_readiness_returns_when_the_cooldown_is_over_without_waiting_for_a_recor
     assert not evaluator.ready
     time.sleep(0.3)
     assert evaluator.ready  # half-open: the next record probes the judge
+
+
+async def test_what_reaches_an_external_judge_is_masked_and_bounded() -> None:
+    """The judge server records what it received: no e-mail address, phone or card number, at most
+    `max_passages` passages of at most `max_passage_chars`; the offline judge is never involved."""
+    email, phone, card = "jane.doe@example.com", "+1 415-555-0132", "4111 1111 1111 1111"
+    record = RagRecord(
+        trace_id="7" * 32,
+        anchor_span_id="7" * 16,
+        query=f"I am {email}; my card {card} was charged twice, call me at {phone}",
+        response=f"We refunded the card ending 1111 and will call {phone}.",
+        nodes=tuple(RetrievedNode(f"n{i}", f"Refunds take 5 days. Contact {email}. " * 20) for i in range(4)),
+    )
+    with ScriptedOpenAIServer() as server:
+        config = JudgeConfig(
+            base_url=server.base_url,
+            max_retries=0,
+            outbound=OutboundConfig(max_passages=2, max_passage_chars=200),
+        )
+        evaluator = build_evaluator(config, MetricsConfig(), workers=1)
+        left_out = _value(JUDGE_INPUT_REWRITES, "passage_left_out")
+        evaluations, _ = await evaluator.evaluate(record, ["faithfulness"])
+        sent = json.dumps([r.body for r in server.chat_requests])
+    assert [e.outcome for e in evaluations] != [Outcome.ERROR]
+    assert server.chat_requests
+    for secret in (email, phone, card, "415-555", "4111 1111"):
+        assert secret not in sent, secret
+    assert "[email-1]" in sent and "[phone-1]" in sent and "[card-1]" in sent
+    assert "Refunds take 5 days." * 20 not in sent.replace(" Contact [email-1]. ", "")  # cut at 200 chars
+    assert _value(JUDGE_INPUT_REWRITES, "passage_left_out") == left_out + 2
