@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from collector.judging.scorers import CaseScorer
 from collector.metrics import JUDGE_INPUT_REWRITES
@@ -35,6 +35,16 @@ class OutboundConfig(BaseModel):
     patterns: list[str] = Field(default_factory=list, description="More regular expressions to mask.")
     max_passages: int = Field(20, ge=1, description="Passages sent per case; the rest are left out.")
     max_passage_chars: int = Field(4000, ge=100, description="Longer passages are cut.")
+
+    @field_validator("patterns")
+    @classmethod
+    def _compiles(cls, patterns: list[str]) -> list[str]:
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"not a regular expression: {pattern!r} ({exc})") from None
+        return patterns
 
 
 def _luhn(digits: str) -> bool:
