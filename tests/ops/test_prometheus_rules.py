@@ -67,4 +67,6 @@ def test_expected_alerts_are_present() -> None:
         "RagpulseEvaluationPipelineStalled",
         "RagpulseConsumerLagGrowing",
         "RagpulseDeadLetters",
+        "RagpulseDown",
+        "RagpulseAbsent",
     }
