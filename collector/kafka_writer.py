@@ -5,8 +5,10 @@ with a stalled broker it blocks its caller for up to `max_block_ms` (60 s by def
 `future.get` blocks until the broker answers. The dead-letter sink and the results exporter hand
 their records to this writer instead, which returns at once: a bounded queue, one thread that
 sends, and callbacks (run on the writer's or the producer's I/O thread) for what happened. A full
-queue is reported to the caller at once, never waited out. This is the one place where Kafka
-writes meet threads.
+queue is reported to the caller at once, never waited out. A retriable failure (the broker gone,
+a timeout) is sent again, with backoff, for up to `retry_for_s`: until then the record stays
+pending, so `flush` says False and nothing that depends on it is acknowledged. This is the one
+place where Kafka writes meet threads.
 """
 
 from __future__ import annotations
@@ -40,13 +42,22 @@ class _Message:
     headers: list[tuple[str, bytes]]
     on_sent: OnSent | None
     on_failed: OnFailed | None
+    queued_at: float = 0.0
+    attempts: int = 0
 
 
 class KafkaWriter:
     def __init__(
-        self, bootstrap_servers: str, name: str, max_queued: int = 10_000, **producer_options: Any
+        self,
+        bootstrap_servers: str,
+        name: str,
+        max_queued: int = 10_000,
+        retry_for_s: float = 300.0,
+        **producer_options: Any,
     ) -> None:
         """Connects at once: an unreachable broker raises here (a clear error at start)."""
+        self._retry_for_s = retry_for_s
+        self._closing = threading.Event()
         self._producer = KafkaProducer(bootstrap_servers=bootstrap_servers, **producer_options)
         self._queue: queue.Queue[_Message | None] = queue.Queue(maxsize=max_queued)
         self._pending = 0  # queued or sent but not yet answered
@@ -70,13 +81,17 @@ class KafkaWriter:
         with self._idle:
             self._pending += 1
         try:
-            self._queue.put_nowait(_Message(topic, value, key, headers or [], on_sent, on_failed))
+            message = _Message(topic, value, key, headers or [], on_sent, on_failed, time.monotonic())
+            self._queue.put_nowait(message)
         except queue.Full:
             self._done()
             raise WriterFull(f"{self._queue.maxsize} records already waiting for the broker") from None
 
     def _run(self) -> None:
         while (message := self._queue.get()) is not None:
+            if message.attempts and self._closing.wait(min(0.2 * 2 ** (message.attempts - 1), 5.0)):
+                self._answer(message, WriterFull("the writer closed before the broker took the record"))
+                continue
             try:
                 future = self._producer.send(
                     message.topic, value=message.value, key=message.key, headers=message.headers
@@ -88,6 +103,8 @@ class KafkaWriter:
             future.add_errback(lambda exc, m=message: self._answer(m, exc))
 
     def _answer(self, message: _Message, error: BaseException | None) -> None:
+        if error is not None and self._retry(message, error):
+            return
         try:
             if error is None and message.on_sent is not None:
                 message.on_sent()
@@ -97,6 +114,24 @@ class KafkaWriter:
             logger.exception("a Kafka writer callback failed")
         finally:
             self._done()
+
+    def _retry(self, message: _Message, error: BaseException) -> bool:
+        """Queue `message` again when `error` may pass (still pending); False when it failed for good."""
+        retriable = bool(getattr(error, "retriable", False))
+        if (
+            not retriable
+            or self._closing.is_set()
+            or time.monotonic() - message.queued_at > self._retry_for_s
+        ):
+            return False
+        message.attempts += 1
+        try:
+            self._queue.put_nowait(message)
+        except queue.Full:
+            return False
+        if message.attempts == 1:
+            logger.warning("Kafka write failed (%r); retrying for up to %.0fs", error, self._retry_for_s)
+        return True
 
     def _done(self) -> None:
         with self._idle:
@@ -126,6 +161,7 @@ class KafkaWriter:
         self._closed = True
         deadline = time.monotonic() + timeout_s
         self.flush(timeout_s)
+        self._closing.set()  # what is still failing fails for good now
         with contextlib.suppress(queue.Full):  # else the thread is stuck on a stalled broker (a daemon)
             self._queue.put_nowait(None)
         self._thread.join(max(0.0, deadline - time.monotonic()))

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from collector.acks import AckFlusher
 from collector.assemble import AssembledTrace, TraceAssembler
 from collector.conventions import ExtractionConfig, ExtractionError, extract
 from collector.dedup import RecentKeys, evaluation_key
@@ -55,6 +56,9 @@ class EvaluationConfig(BaseModel):
     shutdown_deadline_s: float = Field(20.0, ge=0, description="Finish in-flight work within this.")
     tick_s: float = Field(0.1, gt=0, description="How often complete traces are collected.")
     flush_interval_s: float = Field(0.5, gt=0, description="Exporters flush, then offsets may advance.")
+    flush_timeout_s: float = Field(
+        10.0, gt=0, description="Longest wait for one exporter's flush; unconfirmed, the offsets wait."
+    )
 
 
 class _TraceHold:
@@ -104,7 +108,7 @@ class Pipeline:
             self._recent.add(key, time.monotonic())
         self._queue: asyncio.Queue[_Job] = asyncio.Queue(maxsize=self.config.queue_size)
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._unflushed: list[_TraceHold] = []
+        self._acks = AckFlusher(self.exporters, self.config.flush_timeout_s)
         self._error_log = RateLimitedLog(interval_s=10.0)
 
     @property
@@ -205,26 +209,8 @@ class Pipeline:
                     logger, exc, "evaluation of trace %s failed (%s)", job.record.trace_id, exc
                 )
                 DROPPED.labels("internal_error").inc()
-            self._unflushed.append(job.hold)  # acknowledged once the exporters have flushed
+            self._acks.add(job.hold.release)  # released once every exporter confirmed it flushed
             self._queue.task_done()
-
-    async def _flusher(self) -> None:
-        """Release acks only after the exporters flushed, so a crash never commits an unsent score."""
-        while True:
-            await asyncio.sleep(self.config.flush_interval_s)
-            await self._flush()
-
-    async def _flush(self) -> None:
-        if not self._unflushed:
-            return
-        holds, self._unflushed = self._unflushed, []
-        for exporter in self.exporters:
-            try:
-                await asyncio.to_thread(exporter.force_flush, 10.0)
-            except Exception:
-                logger.exception("exporter %s failed to flush", type(exporter).__name__)
-        for hold in holds:
-            hold.release()
 
     async def _evaluate(self, job: _Job) -> None:
         assert self.evaluator is not None and self.sampler is not None
@@ -257,7 +243,7 @@ class Pipeline:
         """Run until `stop` is set, then shut down gracefully within the configured deadline."""
         self._loop = asyncio.get_running_loop()
         workers = [asyncio.create_task(self._worker()) for _ in range(self.config.workers)]
-        workers.append(asyncio.create_task(self._flusher()))
+        workers.append(asyncio.create_task(self._acks.run(self.config.flush_interval_s)))
         for receiver in self.receivers:
             receiver.start(self.deliver)
         try:
@@ -282,7 +268,7 @@ class Pipeline:
         for worker in workers:
             worker.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
-        await self._flush()
+        await self._acks.flush()
         # Blocking teardown, off the loop: exporters flush, dead letters are written, then each
         # receiver's own thread makes its final commit.
         for exporter in self.exporters:

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import json
 import threading
+import time
+import uuid
 
-from kafka import KafkaAdminClient, KafkaConsumer
+from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer
+from kafka.structs import TopicPartition
 
 from collector.deadletter import REASON_HEADER, KafkaDeadLetters
 from collector.stages import DeadLetter
@@ -111,3 +114,60 @@ def test_evaluation_goes_on_while_the_results_broker_is_frozen(freezable_broker:
         documents = [json.loads(r.value) for r in _read_all(freezable_broker, topic, 21)]
     assert len(documents) == 21  # the results queued while it was frozen reached the topic
     assert {d["metric"] for d in documents} == {"faithfulness"}
+
+
+def test_offsets_wait_until_the_results_topic_has_the_scores(
+    kafka_bootstrap: str, kafka_topic, freezable_broker: FreezableBroker
+) -> None:
+    """Offsets move only past what every exporter confirmed: with the results broker frozen, the spans
+    are evaluated but their offsets stay uncommitted; once it answers, the results arrive (retried,
+    not dropped) and the offsets follow."""
+    spans_topic = kafka_topic()
+    results_topic = _topic(freezable_broker, f"held-results-{uuid.uuid4().hex[:6]}")
+    group = f"group-{uuid.uuid4().hex[:8]}"
+    overrides = {
+        "kafka.bootstrap_servers": kafka_bootstrap,
+        "kafka.topic": spans_topic,
+        "kafka.group_id": group,
+        "kafka.commit_interval_s": 0.2,
+        "results.bootstrap_servers": freezable_broker.bootstrap,
+        "results.topic": results_topic,
+        "sampling.metrics": ["faithfulness"],
+        "assembly.quiet_period_s": 0.1,
+        "evaluation.flush_timeout_s": 1.0,
+    }
+    partition = TopicPartition(spans_topic, 0)
+    with RunningCollector(evaluate=True, **overrides) as collector:
+        metrics = collector.service.status.port
+        before = scrape(metrics).value("ragpulse_evaluations_total", metric="faithfulness")
+        freezable_broker.freeze()
+        try:
+            producer = KafkaProducer(bootstrap_servers=kafka_bootstrap)
+            for i in range(5):
+                producer.send(spans_topic, _trace(100 + i))
+            producer.flush()
+            producer.close()
+            wait_for(
+                lambda: (
+                    scrape(metrics).value("ragpulse_evaluations_total", metric="faithfulness") - before == 5
+                ),
+                60,
+                "the five traces evaluated while the results broker is frozen",
+            )
+            time.sleep(3)  # many flush and commit rounds
+            assert _committed(kafka_bootstrap, group, partition) in (None, 0)
+        finally:
+            freezable_broker.resume()
+        wait_for(
+            lambda: _committed(kafka_bootstrap, group, partition) == 5, 90, "the offsets after the results"
+        )
+        documents = [json.loads(r.value) for r in _read_all(freezable_broker, results_topic, 5)]
+    assert len(documents) == 5
+
+
+def _committed(bootstrap: str, group: str, partition: TopicPartition) -> int | None:
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group)
+    try:
+        return consumer.committed(partition)
+    finally:
+        consumer.close()
