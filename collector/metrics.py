@@ -128,6 +128,12 @@ class LabelsConfig(BaseModel):
     routes: list[str] = Field(default_factory=list)
     models: list[str] = Field(default_factory=list)
     max_values: int = Field(50, ge=1)
+    max_pairs: int = Field(
+        200,
+        ge=1,
+        description="Distinct (service, route) pairs; beyond, a new pair's route becomes `other`. Bounds the "
+        "product, not only each label: the score histogram has ~25 series per pair and metric.",
+    )
 
 
 class LabelPolicy:

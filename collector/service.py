@@ -113,7 +113,9 @@ def build_exporters(settings: Settings) -> list[EvaluationExporter]:
     labels = settings.labels
     exporters: list[EvaluationExporter] = [
         PrometheusExporter(
-            LabelPolicy(labels.services, labels.max_values), LabelPolicy(labels.routes, labels.max_values)
+            LabelPolicy(labels.services, labels.max_values),
+            LabelPolicy(labels.routes, labels.max_values),
+            labels.max_pairs,
         )
     ]
     if settings.otel_export.endpoint:

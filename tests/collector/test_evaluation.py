@@ -7,17 +7,19 @@ import json
 import os
 import signal
 import time
+from dataclasses import replace
 
 from collector.dedup import RecentKeys
+from collector.exporters.prometheus import PrometheusExporter
 from collector.judging.breaker import CircuitBreaker
 from collector.judging.build import build_evaluator, build_llm_judge, build_offline_judge
 from collector.judging.config import JudgeConfig, MetricsConfig
 from collector.judging.evaluator import RecordEvaluator
 from collector.judging.outbound import OutboundConfig
 from collector.judging.scorers import JudgeOnLoop, OfflineJudgePool
-from collector.metrics import CASCADE, DROPPED, JUDGE_INPUT_REWRITES, OTHER, LabelPolicy
+from collector.metrics import CASCADE, DROPPED, EVALUATIONS, JUDGE_INPUT_REWRITES, OTHER, LabelPolicy
 from collector.records import RagRecord, RetrievedNode
-from collector.stages import Outcome
+from collector.stages import Evaluation, Outcome
 from testkit.openai_server import ScriptedOpenAIServer
 
 PASSAGE = "The Eiffel Tower was completed in March 1889 and is 330 metres tall."
@@ -116,6 +118,34 @@ def test_label_policy_bounds_cardinality() -> None:
     assert [fixed.bound(v) for v in ("/ask", "/admin", "")] == ["/ask", OTHER, "unknown"]
     learned = LabelPolicy(max_values=2)
     assert [learned.bound(v) for v in ("a", "b", "c", "a")] == ["a", "b", OTHER, "a"]
+
+
+def test_service_and_route_pairs_are_bounded_as_a_product() -> None:
+    """50 services x 50 routes would be 2,500 label pairs (x ~25 histogram series x metrics); the pairs
+    are capped, a new pair beyond the cap reporting route `other`."""
+    exporter = PrometheusExporter(LabelPolicy(max_values=50), LabelPolicy(max_values=50), max_pairs=20)
+    evaluation = Evaluation("pairs_test", Outcome.PASSED, 1.0, "", 0.5, False, "offline", "m")
+    for service in range(50):
+        for route in range(50):
+            record = _record(service * 50 + route)
+            exporter.export(replace(record, service=f"s{service}", route=f"/r{route}"), [evaluation])
+    pairs = {
+        (sample.labels["service"], sample.labels["route"])
+        for metric in EVALUATIONS.collect()
+        for sample in metric.samples
+        if sample.labels.get("metric") == "pairs_test" and sample.name.endswith("_total")
+    }
+    assert len(pairs) <= 20 + 50  # the cap, plus each service's `other` route
+    assert sum(count for count in _outcome_counts("pairs_test")) == 2500  # nothing dropped, only relabelled
+
+
+def _outcome_counts(metric: str) -> list[float]:
+    return [
+        sample.value
+        for family in EVALUATIONS.collect()
+        for sample in family.samples
+        if sample.labels.get("metric") == metric and sample.name.endswith("_total")
+    ]
 
 
 async def test_the_offline_pool_scores_like_the_judge_in_process() -> None:
