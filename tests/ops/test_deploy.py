@@ -259,3 +259,27 @@ def test_helm_offline_judge_needs_no_secret(helm: str, monkeypatch: pytest.Monke
     _check_ragpulse_env(config_map["data"], monkeypatch)
     for doc in docs:
         _validate_resource(_strip_helm_labels(doc))
+
+
+@pytest.mark.parametrize("directory", ["standalone", "sidecar"])
+def test_pods_meet_the_restricted_pod_security_profile(directory: str) -> None:
+    """Kubernetes' `restricted` Pod Security Standard: non-root, RuntimeDefault seccomp, no privilege
+    escalation, every capability dropped (for ragpulse's containers)."""
+    (deployment,) = [d for d in _manifests(directory) if d["kind"] == "Deployment"]
+    pod = deployment["spec"]["template"]["spec"]
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
+    ours = [c for c in pod.get("initContainers", []) + pod["containers"] if c["name"] == "ragpulse"]
+    assert ours
+    for container in ours:
+        context = container["securityContext"]
+        assert context["allowPrivilegeEscalation"] is False
+        assert context["capabilities"]["drop"] == ["ALL"]
+
+
+def test_the_hpa_owns_the_replica_count_and_drains_go_one_at_a_time(helm: str) -> None:
+    standalone = {d["kind"]: d for d in _manifests("standalone")}
+    assert "HorizontalPodAutoscaler" in standalone and "replicas" not in standalone["Deployment"]["spec"]
+    assert standalone["PodDisruptionBudget"]["spec"]["maxUnavailable"] == 1
+    without_hpa = {d["kind"]: d for d in _helm_template(helm, "--set", "autoscaling.enabled=false")}
+    assert "HorizontalPodAutoscaler" not in without_hpa and without_hpa["Deployment"]["spec"]["replicas"] == 2
