@@ -35,6 +35,7 @@ from collector.stages import (
     DeadLetterSink,
     EvaluationExporter,
     Evaluator,
+    Outcome,
     Received,
     Receiver,
     internal_error_detail,
@@ -56,6 +57,14 @@ class EvaluationConfig(BaseModel):
     shutdown_deadline_s: float = Field(20.0, ge=0, description="Finish in-flight work within this.")
     tick_s: float = Field(0.1, gt=0, description="How often complete traces are collected.")
     flush_interval_s: float = Field(0.5, gt=0, description="Exporters flush, then offsets may advance.")
+    judge_retry_for_s: float = Field(
+        600.0,
+        ge=0,
+        description="A record the judge could not score (every metric `error`, or its circuit open) is "
+        "evaluated again, with backoff, for this long; then it is exported as it is and counted as "
+        "dropped{reason=judge_unavailable}. 0 = never retry.",
+    )
+    judge_retry_backoff_s: float = Field(5.0, gt=0, description="First retry delay; doubles, up to 60 s.")
     flush_timeout_s: float = Field(
         10.0, gt=0, description="Longest wait for one exporter's flush; unconfirmed, the offsets wait."
     )
@@ -80,6 +89,8 @@ class _Job:
     record: RagRecord
     decision: Decision
     hold: _TraceHold
+    attempts: int = 0
+    first_attempt: float = 0.0
 
 
 class Pipeline:
@@ -199,8 +210,9 @@ class Pipeline:
         while True:
             job = await self._queue.get()
             QUEUE_DEPTH.set(self._queue.qsize())
+            done = True
             try:
-                await self._evaluate(job)
+                done = await self._evaluate(job)
             except asyncio.CancelledError:  # shutdown deadline: not acknowledged, so handed back
                 self._queue.task_done()
                 raise
@@ -209,10 +221,12 @@ class Pipeline:
                     logger, exc, "evaluation of trace %s failed (%s)", job.record.trace_id, exc
                 )
                 DROPPED.labels("internal_error").inc()
-            self._acks.add(job.hold.release)  # released once every exporter confirmed it flushed
+            if done:
+                self._acks.add(job.hold.release)  # released once every exporter confirmed it flushed
             self._queue.task_done()
 
-    async def _evaluate(self, job: _Job) -> None:
+    async def _evaluate(self, job: _Job) -> bool:
+        """Evaluate and export; False when the judge could not score it and it will be tried again."""
         assert self.evaluator is not None and self.sampler is not None
         now = time.monotonic()
         record = job.record
@@ -223,9 +237,13 @@ class Pipeline:
         ]
         if not metrics:
             DROPPED.labels("duplicate").inc()
-            return
+            return True
         evaluations, spend = await self.evaluator.evaluate(job.record, metrics, job.decision.case)
         self.sampler.record_spend(spend.tokens, spend.usd)
+        if not evaluations or all(e.outcome is Outcome.ERROR for e in evaluations):  # the judge failed
+            if self._retry_later(job):
+                return False
+            DROPPED.labels("judge_unavailable").inc(len(metrics))
         for exporter in self.exporters:  # each buffers and sends from its own thread: none blocks here
             try:
                 exporter.export(job.record, evaluations)
@@ -237,6 +255,27 @@ class Pipeline:
             )
         if job.record.end_time_unix_nano:
             END_TO_END.observe(max(0.0, time.time() - job.record.end_time_unix_nano / 1e9))
+        return True
+
+    def _retry_later(self, job: _Job) -> bool:
+        """Queue `job` again after a backoff, keeping its hold, unless it has been retried for
+        `judge_retry_for_s` already. A shutdown meanwhile leaves it unacknowledged: re-read later."""
+        now = time.monotonic()
+        job.first_attempt = job.first_attempt or now
+        if now - job.first_attempt >= self.config.judge_retry_for_s or self._loop is None:
+            return False
+        delay = min(self.config.judge_retry_backoff_s * 2**job.attempts, 60.0)
+        job.attempts += 1
+        self._loop.call_later(delay, self._requeue, job)
+        return True
+
+    def _requeue(self, job: _Job) -> None:
+        try:
+            self._queue.put_nowait(job)
+        except asyncio.QueueFull:
+            DROPPED.labels("overload").inc()
+            job.hold.release()
+        QUEUE_DEPTH.set(self._queue.qsize())
 
     # --- lifecycle -----------------------------------------------------------------------
     async def run(self, stop: asyncio.Event) -> None:

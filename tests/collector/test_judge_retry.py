@@ -1,0 +1,64 @@
+"""A record the judge could not score is not committed as an error: it is evaluated again, with
+backoff, until the judge answers or `evaluation.judge_retry_for_s` runs out (then it is counted)."""
+
+from __future__ import annotations
+
+from testkit.collector_runner import RunningCollector, wait_for
+from testkit.openai_server import ScriptedOpenAIServer
+from testkit.otlp import post_traces
+from testkit.rag_traces import RagCase, encode, make_spans
+from testkit.scrape import scrape
+
+
+def _trace(i: int) -> bytes:
+    case = RagCase()
+    case.query = f"{case.query} (retry {i})"
+    return encode(make_spans("openinference", case))
+
+
+def _settings(server: ScriptedOpenAIServer, **more: object) -> dict[str, object]:
+    return {
+        "judge.base_url": server.base_url,
+        "judge.model": "scripted-judge",
+        "judge.max_retries": 0,
+        "judge.timeout_s": 2.0,
+        "sampling.metrics": ["faithfulness"],
+        "evaluation.judge_retry_backoff_s": 0.2,
+        **more,
+    }
+
+
+def _counts(port: int) -> tuple[float, float, float]:
+    metrics = scrape(port)
+    return (
+        metrics.value("ragpulse_evaluations_total", metric="faithfulness", outcome="passed"),
+        metrics.value("ragpulse_evaluations_total", metric="faithfulness", outcome="error"),
+        metrics.value("ragpulse_dropped_total", reason="judge_unavailable"),
+    )
+
+
+def test_a_judge_outage_delays_the_score_instead_of_losing_it(monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret")
+    with ScriptedOpenAIServer() as server:
+        server.fail_next(*["500"] * 3)  # the first attempts fail; the judge then recovers
+        with RunningCollector(evaluate=True, **_settings(server)) as collector:
+            port = collector.service.status.port
+            passed, errors, unavailable = _counts(port)
+            assert post_traces(collector.service.receiver.port, _trace(1))[0] == 200  # type: ignore[attr-defined]
+            wait_for(lambda: _counts(port)[0] == passed + 1, 60, "the score after the judge recovered")
+            assert _counts(port)[1:] == (errors, unavailable)  # no error exported, nothing given up
+
+
+def test_a_record_is_given_up_on_after_judge_retry_for_s_and_counted(monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret")
+    with ScriptedOpenAIServer() as server:
+        server.fail_next(*["500"] * 1000)
+        settings = _settings(server, **{"evaluation.judge_retry_for_s": 1.0})
+        with RunningCollector(evaluate=True, **settings) as collector:
+            port = collector.service.status.port
+            passed, errors, unavailable = _counts(port)
+            assert post_traces(collector.service.receiver.port, _trace(2))[0] == 200  # type: ignore[attr-defined]
+            wait_for(lambda: _counts(port)[2] == unavailable + 1, 60, "the record given up on")
+            assert server.chat_requests and len(server.chat_requests) > 2  # it was retried meanwhile
+            final = _counts(port)
+            assert final[0] == passed and final[1] in (errors, errors + 1)  # an error, or a skipped circuit
