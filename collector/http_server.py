@@ -65,6 +65,7 @@ class HttpServer:
         self._server = _Server(self._config)
         self._socket: socket.socket | None = None
         self._thread: threading.Thread | None = None
+        self._stopped = False
         self._failure: BaseException | None = None
         uvicorn_logger = logging.getLogger("uvicorn.error")
         if uvicorn_logger.level == logging.NOTSET:  # its start/stop lines would repeat ours
@@ -74,6 +75,11 @@ class HttpServer:
     def port(self) -> int:
         """The bound port once started (the ephemeral one for port 0), else the configured one."""
         return self._port
+
+    @property
+    def alive(self) -> bool:
+        """Serving, or not started yet, or shut down on purpose: False only if its thread died."""
+        return self._thread is None or self._thread.is_alive() or self._stopped
 
     def start(self) -> None:
         """Bind, serve from a new thread, and return once uvicorn accepts connections."""
@@ -105,6 +111,7 @@ class HttpServer:
         """Stop accepting, let requests in progress finish within `timeout_s`, then cut them off."""
         if self._thread is None:
             return
+        self._stopped = True
         self._config.timeout_graceful_shutdown = max(1, int(timeout_s * 0.8))  # read at shutdown time
         self._server.should_exit = True
         self._thread.join(timeout_s)

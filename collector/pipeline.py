@@ -119,8 +119,15 @@ class Pipeline:
             self._recent.add(key, time.monotonic())
         self._queue: asyncio.Queue[_Job] = asyncio.Queue(maxsize=self.config.queue_size)
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._last_tick = time.monotonic()
         self._acks = AckFlusher(self.exporters, self.config.flush_timeout_s)
         self._error_log = RateLimitedLog(interval_s=10.0)
+
+    @property
+    def alive(self) -> bool:
+        """Every receiver's threads run, and the event loop ticked within the last minute."""
+        loop_ok = self._loop is None or time.monotonic() - self._last_tick < 60.0
+        return loop_ok and all(r.alive for r in self.receivers)
 
     @property
     def ready(self) -> bool:
@@ -287,6 +294,7 @@ class Pipeline:
             receiver.start(self.deliver)
         try:
             while not stop.is_set():
+                self._last_tick = time.monotonic()
                 self._close_traces(self.assembler.expire(time.monotonic()))
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), self.config.tick_s)

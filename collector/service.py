@@ -70,7 +70,12 @@ def build(settings: Settings, evaluate: bool = True, replay: tuple[int, int] | N
         already_evaluated=recently_evaluated(settings) if evaluate else [],
         extraction=settings.extraction,
     )
-    status = StatusServer(settings.metrics_host, settings.metrics_port, ready=lambda: pipeline.ready)
+    status = StatusServer(
+        settings.metrics_host,
+        settings.metrics_port,
+        ready=lambda: pipeline.ready,
+        alive=lambda: pipeline.alive,
+    )
     BUILD_INFO.labels(__version__).set(1)
     return Service(settings, pipeline, status, receivers)
 

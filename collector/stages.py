@@ -87,6 +87,11 @@ class Receiver(Protocol):
         """Connected and receiving (for /readyz)."""
         ...
 
+    @property
+    def alive(self) -> bool:
+        """Its threads run (for /healthz): False means a restart, never a silent stall."""
+        ...
+
 
 # --- dead letters ---------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)

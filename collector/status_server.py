@@ -1,6 +1,6 @@
 """The operator endpoint: `/metrics` (Prometheus text or OpenMetrics with exemplars, by the
-scraper's Accept header), `/healthz` (the process is alive) and `/readyz` (receivers connected
-and the judge loaded or reachable).
+scraper's Accept header), `/healthz` (every stage's threads run and the event loop ticks) and
+`/readyz` (receivers connected and the judge loaded or reachable).
 
 The handlers are plain functions, so Starlette runs them in its thread pool: rendering a large
 registry never holds up the server's event loop.
@@ -21,8 +21,10 @@ from collector.metrics import REGISTRY
 
 
 class StatusServer:
-    def __init__(self, host: str, port: int, ready: Callable[[], bool]) -> None:
-        self._ready = ready
+    def __init__(
+        self, host: str, port: int, ready: Callable[[], bool], alive: Callable[[], bool] = lambda: True
+    ) -> None:
+        self._ready, self._alive = ready, alive
         routes = [
             Route("/metrics", self._metrics, methods=["GET"]),
             Route("/healthz", self._healthz, methods=["GET"]),
@@ -48,7 +50,9 @@ class StatusServer:
         return Response(encoder(REGISTRY), 200, headers={"Content-Type": content_type})
 
     def _healthz(self, request: Request) -> Response:
-        return PlainTextResponse("ok\n")
+        if self._alive():
+            return PlainTextResponse("ok\n")
+        return PlainTextResponse("a receiver thread or the event loop stopped: restart\n", 503)
 
     def _readyz(self, request: Request) -> Response:
         return PlainTextResponse("ready\n") if self._ready() else PlainTextResponse("not ready\n", 503)

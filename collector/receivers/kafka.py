@@ -111,6 +111,12 @@ class KafkaReceiver:
         return self._assignment
 
     @property
+    def alive(self) -> bool:
+        """False once the consumer thread died (nothing would be read or committed again): /healthz
+        fails and the orchestrator restarts the process, instead of a silent stall."""
+        return self._thread is None or self._thread.is_alive() or self._close.is_set()
+
+    @property
     def ready(self) -> bool:
         return self._consumer is not None and self._assigned and not self._stop.is_set()
 

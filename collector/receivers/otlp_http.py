@@ -66,6 +66,10 @@ class OtlpHttpReceiver:
     def ready(self) -> bool:
         return self._accepting
 
+    @property
+    def alive(self) -> bool:
+        return self._server.alive
+
     def start(self, deliver: Deliver) -> None:
         self._deliver = deliver
         self._accepting = True  # before the socket is bound: a request that gets in is taken, not 503

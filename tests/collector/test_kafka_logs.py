@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import http.client
 import time
 import uuid
 
+import pytest
 from kafka import KafkaConsumer, KafkaProducer
 from kafka.structs import TopicPartition
 from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
@@ -20,6 +22,7 @@ from collector.deadletter import (
 from collector.offsets import OffsetTracker
 from collector.receivers.kafka import KafkaConfig, KafkaReceiver
 from collector.stages import Received
+from collector.status_server import StatusServer
 from testkit.collector_runner import wait_for
 from testkit.genai_logs import QUESTION, assembled_spans, chat_with_message_logs, message_events
 from testkit.rag_traces import Collect, encode, make_spans
@@ -231,3 +234,36 @@ def test_offsets_whose_commit_failed_are_retried_not_forgotten() -> None:
     tracker.forget([partition])
     tracker.restore({partition: 4})  # revoked meanwhile: its new owner commits
     assert tracker.take_committable() == {}
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")  # the point of the test
+def test_a_dead_consumer_thread_fails_the_liveness_check(kafka_bootstrap: str, kafka_topic) -> None:
+    """Nothing an input can raise escapes `_handle` (it is dead-lettered); should the thread die all the
+    same, /healthz must say so, so the orchestrator restarts the process instead of a silent stall."""
+    topic = kafka_topic()
+    producer = KafkaProducer(bootstrap_servers=kafka_bootstrap)
+    producer.send(topic, encode(make_spans("ragpulse")))
+    producer.flush()
+    config = KafkaConfig(
+        bootstrap_servers=kafka_bootstrap,
+        topic=topic,
+        logs_topic=None,
+        group_id=f"group-{uuid.uuid4().hex[:8]}",
+    )
+    receiver = KafkaReceiver(config, KafkaDeadLetters(kafka_bootstrap, config.dlq_topic))
+    status = StatusServer("127.0.0.1", 0, ready=lambda: True, alive=lambda: receiver.alive)
+
+    def deliver(received: Received) -> None:
+        raise SystemExit("a BaseException no stage may catch")  # stands in for whatever kills a thread
+
+    status.start()
+    receiver.start(deliver)
+    try:
+        wait_for(lambda: not receiver.alive, 60, "the consumer thread to die")
+        connection = http.client.HTTPConnection("127.0.0.1", status.port, timeout=10)
+        connection.request("GET", "/healthz")
+        assert connection.getresponse().status == 503
+        connection.close()
+    finally:
+        receiver.shutdown(timeout_s=1)
+        status.shutdown()
