@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.client
 import time
 import uuid
+from typing import Any
 
 import pytest
 from kafka import KafkaConsumer, KafkaProducer
@@ -28,14 +29,17 @@ from testkit.genai_logs import QUESTION, assembled_spans, chat_with_message_logs
 from testkit.rag_traces import Collect, encode, make_spans
 
 
-def _receiver(bootstrap: str, spans_topic: str, logs_topic: str) -> tuple[KafkaReceiver, KafkaConfig]:
-    config = KafkaConfig(
-        bootstrap_servers=bootstrap,
-        topic=spans_topic,
-        logs_topic=logs_topic,
-        group_id=f"group-{uuid.uuid4().hex[:8]}",
-        commit_interval_s=0.2,
+def _config(bootstrap: str, topic: str, logs_topic: str | None = None, **more: Any) -> KafkaConfig:
+    """A consumer config of its own group (quick commits unless the test says otherwise)."""
+    settings: dict[str, Any] = {"commit_interval_s": 0.2, **more}
+    group = f"group-{uuid.uuid4().hex[:8]}"
+    return KafkaConfig(
+        bootstrap_servers=bootstrap, topic=topic, logs_topic=logs_topic, group_id=group, **settings
     )
+
+
+def _receiver(bootstrap: str, spans_topic: str, logs_topic: str) -> tuple[KafkaReceiver, KafkaConfig]:
+    config = _config(bootstrap, spans_topic, logs_topic)
     return KafkaReceiver(config, KafkaDeadLetters(bootstrap, config.dlq_topic)), config
 
 
@@ -141,14 +145,7 @@ def test_a_record_too_large_for_the_dead_letter_topic_is_cut_to_fit_and_its_offs
     producer.send(topic, b"\x0a" + b"\xff" * 2_000_000)  # 2 MB: over the receiver's 1 MB record limit
     producer.send(topic, encode(make_spans("ragpulse")))
     producer.flush()
-    config = KafkaConfig(
-        bootstrap_servers=kafka_bootstrap,
-        topic=topic,
-        logs_topic=None,
-        group_id=f"group-{uuid.uuid4().hex[:8]}",
-        commit_interval_s=0.2,
-        max_record_bytes=1024 * 1024,
-    )
+    config = _config(kafka_bootstrap, topic, max_record_bytes=1024 * 1024)
     receiver = KafkaReceiver(config, KafkaDeadLetters(kafka_bootstrap, config.dlq_topic))
     delivered: list[Received] = []
 
@@ -191,13 +188,7 @@ def test_a_replica_joining_gets_the_offsets_the_other_finished_committed_at_the_
     for i in range(20):
         producer.send(topic, b"", partition=i % 2)  # empty records: done as soon as they are read
     producer.flush()
-    config = KafkaConfig(
-        bootstrap_servers=kafka_bootstrap,
-        topic=topic,
-        logs_topic=None,
-        group_id=f"group-{uuid.uuid4().hex[:8]}",
-        commit_interval_s=600,  # no periodic commit in this test: only the revocation's
-    )
+    config = _config(kafka_bootstrap, topic, commit_interval_s=600)  # only the revocation commits
     first = KafkaReceiver(config, KafkaDeadLetters(kafka_bootstrap, config.dlq_topic))
     first.start(lambda received: received.ack.release())
     second = KafkaReceiver(config, KafkaDeadLetters(kafka_bootstrap, config.dlq_topic))
@@ -244,12 +235,7 @@ def test_a_dead_consumer_thread_fails_the_liveness_check(kafka_bootstrap: str, k
     producer = KafkaProducer(bootstrap_servers=kafka_bootstrap)
     producer.send(topic, encode(make_spans("ragpulse")))
     producer.flush()
-    config = KafkaConfig(
-        bootstrap_servers=kafka_bootstrap,
-        topic=topic,
-        logs_topic=None,
-        group_id=f"group-{uuid.uuid4().hex[:8]}",
-    )
+    config = _config(kafka_bootstrap, topic)
     receiver = KafkaReceiver(config, KafkaDeadLetters(kafka_bootstrap, config.dlq_topic))
     status = StatusServer("127.0.0.1", 0, ready=lambda: True, alive=lambda: receiver.alive)
 
