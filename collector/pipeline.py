@@ -89,8 +89,8 @@ class _Job:
     record: RagRecord
     decision: Decision
     hold: _TraceHold
-    attempts: int = 0
-    first_attempt: float = 0.0
+    attempts: int = 0  # judge retries so far
+    first_failure: float = 0.0  # monotonic time the judge first failed it (the retry window's start)
 
 
 class Pipeline:
@@ -182,14 +182,18 @@ class Pipeline:
             hold.release()
             return
         decision = self.sampler.decide(record)
-        if decision.decision != "sampled":
+        if not decision.sampled:
             hold.release()
             return
+        self._enqueue(_Job(record, decision, hold))
+
+    def _enqueue(self, job: _Job) -> None:
+        """Into the bounded queue, or shed (counted, acknowledged) when it is full."""
         try:
-            self._queue.put_nowait(_Job(record, decision, hold))
+            self._queue.put_nowait(job)
         except asyncio.QueueFull:
             DROPPED.labels("overload").inc()
-            hold.release()
+            job.hold.release()
         QUEUE_DEPTH.set(self._queue.qsize())
 
     def _reject(self, trace: AssembledTrace, exc: Exception) -> None:
@@ -268,21 +272,13 @@ class Pipeline:
         """Queue `job` again after a backoff, keeping its hold, unless it has been retried for
         `judge_retry_for_s` already. A shutdown meanwhile leaves it unacknowledged: re-read later."""
         now = time.monotonic()
-        job.first_attempt = job.first_attempt or now
-        if now - job.first_attempt >= self.config.judge_retry_for_s or self._loop is None:
+        job.first_failure = job.first_failure or now
+        if now - job.first_failure >= self.config.judge_retry_for_s or self._loop is None:
             return False
         delay = min(self.config.judge_retry_backoff_s * 2**job.attempts, 60.0)
         job.attempts += 1
-        self._loop.call_later(delay, self._requeue, job)
+        self._loop.call_later(delay, self._enqueue, job)
         return True
-
-    def _requeue(self, job: _Job) -> None:
-        try:
-            self._queue.put_nowait(job)
-        except asyncio.QueueFull:
-            DROPPED.labels("overload").inc()
-            job.hold.release()
-        QUEUE_DEPTH.set(self._queue.qsize())
 
     # --- lifecycle -----------------------------------------------------------------------
     async def run(self, stop: asyncio.Event) -> None:

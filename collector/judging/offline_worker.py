@@ -11,23 +11,24 @@ import asyncio
 import signal
 from typing import Any
 
-from evaluators import CaseResult, JudgeInfo, TestCase, a_evaluate_case, create_metric
+from collector.judging.scorers import JudgeOnLoop
+from evaluators import CaseResult, JudgeInfo, TestCase
 from evaluators.offline import OfflineJudge
 
 JUDGE = OfflineJudge()
 JUDGE.embedder.embed(["warm-up"])  # the embedding model loads lazily: load it before forking
 
-_options: dict[str, dict[str, Any]] = {}
-_metrics: dict[str, Any] = {}
+_scorer: JudgeOnLoop | None = None
 _loop: asyncio.AbstractEventLoop | None = None
 
 
 def start(options: dict[str, dict[str, Any]]) -> None:
-    """Process initializer: this worker's metric options and event loop. Ctrl-C reaches the whole
-    process group; the sidecar decides when its workers stop, so they ignore it."""
-    global _options, _loop
+    """Process initializer: this worker's scorer (metrics made with their options) and event loop.
+    Ctrl-C reaches the whole process group; the sidecar decides when its workers stop, so they
+    ignore it."""
+    global _scorer, _loop
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _options, _loop = options, asyncio.new_event_loop()
+    _scorer, _loop = JudgeOnLoop(JUDGE, options), asyncio.new_event_loop()
 
 
 def info() -> JudgeInfo:
@@ -35,9 +36,5 @@ def info() -> JudgeInfo:
 
 
 def score(case: TestCase, names: tuple[str, ...]) -> CaseResult:
-    assert _loop is not None
-    for name in names:
-        if name not in _metrics:
-            _metrics[name] = create_metric(name, **_options.get(name, {}))
-    metrics = [_metrics[name] for name in names]
-    return _loop.run_until_complete(a_evaluate_case(case, metrics, JUDGE, case_id=case.id))
+    assert _scorer is not None and _loop is not None
+    return _loop.run_until_complete(_scorer.score(case, names))

@@ -39,12 +39,17 @@ def _value(counter, *labels: str) -> float:
     return counter.labels(*labels)._value.get()
 
 
+def _llm_evaluator(server: ScriptedOpenAIServer, breaker: CircuitBreaker, **judge: object) -> RecordEvaluator:
+    """The LLM judge alone, behind `breaker`, as `build_evaluator` wires it."""
+    config = JudgeConfig(base_url=server.base_url, timeout_s=2, **judge)  # type: ignore[arg-type]
+    return RecordEvaluator(JudgeOnLoop(build_llm_judge(config, breaker)), breaker=breaker)
+
+
 async def test_breaker_opens_on_a_failing_judge_and_counts_what_it_skips() -> None:
     with ScriptedOpenAIServer() as server:
         server.fail_next(*["500"] * 200)
         breaker = CircuitBreaker(failures=3, cooldown_s=60)
-        judge = build_llm_judge(JudgeConfig(base_url=server.base_url, max_retries=0, timeout_s=2), breaker)
-        evaluator = RecordEvaluator(JudgeOnLoop(judge), breaker=breaker)
+        evaluator = _llm_evaluator(server, breaker, max_retries=0)
         for i in range(3):  # three failed requests in a row open the circuit
             evaluations, _ = await evaluator.evaluate(_record(i), ["faithfulness"])
             assert [e.outcome for e in evaluations] == [Outcome.ERROR]  # an error result, not an exception
@@ -206,8 +211,7 @@ async def test_rate_limits_do_not_open_the_breaker() -> None:
     with ScriptedOpenAIServer() as server:
         server.fail_next(*["429"] * 12)
         breaker = CircuitBreaker(failures=3, cooldown_s=60)
-        judge = build_llm_judge(JudgeConfig(base_url=server.base_url, max_retries=1, timeout_s=2), breaker)
-        evaluator = RecordEvaluator(JudgeOnLoop(judge), breaker=breaker)
+        evaluator = _llm_evaluator(server, breaker, max_retries=1)
         for i in range(4):
             await evaluator.evaluate(_record(40 + i), ["faithfulness"])
         assert not breaker.is_open and evaluator.ready
