@@ -104,8 +104,16 @@ def build_receivers(
 
 
 def recently_evaluated(settings: Settings) -> list[tuple[str, str]]:
-    """What the results topic says was scored lately: a restarted replica does not score it twice."""
+    """What the results topic says was scored lately: a restarted replica does not score it twice.
+
+    Only when the results topic is the one exporter that leaves the process: a result there says
+    nothing of evaluation spans that were still held for the OTLP endpoint when the process died, and
+    skipping their records would lose those spans for good. With both, a restart scores again what was
+    not committed (duplicates on the topic, bounded by the uncommitted window) rather than lose any."""
     if not settings.results.bootstrap_servers:
+        return []
+    if settings.otel_export.endpoint:
+        logger.info("duplicate filter not seeded: evaluation spans may have been lost with the last process")
         return []
     keys = recent_results(settings.results, settings.evaluation.dedup_window_s)
     logger.info("duplicate filter seeded with %d recent results", len(keys))

@@ -6,6 +6,8 @@
 #   scripts/kafka.sh start   format fresh storage, start on free 127.0.0.1 ports, wait until it serves
 #                            requests; prints the bootstrap address
 #   scripts/kafka.sh stop    SIGTERM the broker started here, SIGKILL after a grace period
+#   scripts/kafka.sh restart start again on the same ports and data (after a crash, kill -9 or stop):
+#                            what survives a broker crash is exactly what clients see afterwards
 #   scripts/kafka.sh env     prints `export RAGPULSE_KAFKA_BOOTSTRAP=127.0.0.1:PORT`
 #
 # Environment (all optional):
@@ -290,6 +292,27 @@ cmd_stop() {
   say "stopped broker (pid $pid)"
 }
 
+cmd_restart() {
+  local pid lib_dir port started
+  if pid="$(broker_pid)"; then
+    die "a broker is still running (pid $pid); stop or kill it first"
+  fi
+  [[ -f "$PROPS_FILE" && -d "$DATA_DIR" ]] || die "nothing to restart in $STATE_DIR; run: scripts/kafka.sh start"
+  require_java
+  lib_dir="$(cmd_fetch)"
+  java_args "$lib_dir"
+  port="$(sed -n 's|^listeners=PLAINTEXT://127.0.0.1:\([0-9]*\),.*|\1|p' "$PROPS_FILE")"
+  started="$(now)"
+  java "${JAVA_ARGS[@]}" kafka.Kafka "$PROPS_FILE" >"$BROKER_LOG" 2>&1 </dev/null &
+  pid=$!
+  echo "$pid" >"$PID_FILE"
+  wait_until_ready "127.0.0.1:$port" || fail_start "port $port was taken while the broker was down"
+  echo "$port" >"$PORT_FILE"
+  [[ -n "${RAGPULSE_KAFKA_WATCH_PID:-}" ]] && start_watchdog "$RAGPULSE_KAFKA_WATCH_PID" "$pid"
+  say "Kafka restarted on 127.0.0.1:$port in $(since "$started")s (pid $pid, data kept)"
+  echo "127.0.0.1:$port"
+}
+
 cmd_env() {
   if ! broker_pid >/dev/null || [[ ! -f "$PORT_FILE" ]]; then
     die "no broker running (state $STATE_DIR); run: scripts/kafka.sh start"
@@ -301,6 +324,7 @@ case "${1:-}" in
   fetch) cmd_fetch ;;
   start) cmd_start ;;
   stop) cmd_stop ;;
+  restart) cmd_restart ;;
   env) cmd_env ;;
-  *) echo "usage: $0 {fetch|start|stop|env}" >&2; exit 2 ;;
+  *) echo "usage: $0 {fetch|start|stop|restart|env}" >&2; exit 2 ;;
 esac

@@ -4,7 +4,8 @@ One span per metric, child of the record's anchor span (the span that carried th
 linked to it, with the OTel GenAI evaluation attributes and a `gen_ai.evaluation.result` event.
 The exporter has its own TracerProvider: the global one belongs to whoever embeds ragpulse, and
 evaluation spans must be exported even when the app's own sampler would drop them (they were
-already sampled by ragpulse), hence ALWAYS_ON.
+already sampled by ragpulse), hence ALWAYS_ON. Its span processor holds every span until the
+endpoint accepted it (`held_spans`), so a flush confirms delivery rather than an attempt.
 """
 
 from __future__ import annotations
@@ -19,14 +20,14 @@ from opentelemetry.context import Context
 from opentelemetry.exporter.otlp.proto.http import Compression
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import SERVICE_NAME, SERVICE_VERSION, Resource
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.sampling import ALWAYS_ON
 from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, SpanKind, Status, StatusCode, TraceFlags
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from collector import __version__
 from collector.exporters import score_label
+from collector.exporters.held_spans import HeldSpanProcessor
 from collector.metrics import EXPORT_ERRORS
 from collector.records import RagRecord
 from collector.stages import Evaluation, Outcome
@@ -48,34 +49,19 @@ class OtelExportConfig(BaseModel):
     timeout_s: float = Field(10.0, gt=0, description="Per export request, retries included.")
     compression: Literal["none", "gzip"] = "none"
     max_explanation_chars: int = Field(1000, ge=0, description="Longer judge reasons are truncated.")
-    schedule_delay_s: float = Field(1.0, gt=0, description="Batching delay of the BatchSpanProcessor.")
     max_queue_size: int = Field(
-        8192, ge=1, description="Spans buffered for export; beyond it the SDK drops (and logs) spans."
+        50_000,
+        ge=1,
+        description="Evaluation spans held until the endpoint accepts them (about 1 KB each); beyond it "
+        "new ones are dropped and counted. The default covers kafka.max_in_flight_records with 5 metrics.",
     )
     max_export_batch_size: int = Field(512, ge=1, description="Spans per OTLP request.")
-
-
-class _CountingExporter(SpanExporter):
-    """Counts what the OTLP exporter gave up on (it already logs why), in `ragpulse_export_errors`."""
-
-    def __init__(self, inner: SpanExporter) -> None:
-        self._inner = inner
-
-    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        try:
-            result = self._inner.export(spans)
-        except Exception:
-            logger.exception("OTLP export of %d evaluation spans failed", len(spans))
-            result = SpanExportResult.FAILURE
-        if result is not SpanExportResult.SUCCESS:
-            EXPORT_ERRORS.labels("otlp").inc(len(spans))
-        return result
-
-    def shutdown(self) -> None:
-        self._inner.shutdown()
-
-    def force_flush(self, timeout_millis: int = 30_000) -> bool:
-        return self._inner.force_flush(timeout_millis)
+    retry_for_s: float = Field(
+        300.0,
+        ge=0,
+        description="How long held spans are sent again while the endpoint fails, before they are given "
+        "up and counted (offsets wait meanwhile, so a restart does not lose them).",
+    )
 
 
 def evaluation_attributes(evaluation: Evaluation, max_explanation_chars: int) -> dict[str, str | float]:
@@ -117,11 +103,8 @@ class OtelSpanExporter:
         )
         resource = Resource.create({SERVICE_NAME: "ragpulse", SERVICE_VERSION: __version__})
         self._provider = TracerProvider(resource=resource, sampler=ALWAYS_ON)
-        processor = BatchSpanProcessor(
-            _CountingExporter(otlp),
-            max_queue_size=config.max_queue_size,
-            schedule_delay_millis=config.schedule_delay_s * 1000,
-            max_export_batch_size=min(config.max_export_batch_size, config.max_queue_size),
+        processor = HeldSpanProcessor(
+            otlp, config.max_queue_size, config.max_export_batch_size, config.retry_for_s
         )
         self._provider.add_span_processor(processor)
         self._tracer = self._provider.get_tracer("ragpulse", __version__)

@@ -87,6 +87,9 @@ class KafkaConfig(BaseModel):
         return self
 
 
+_UNREACHABLE_AFTER_S = 5.0  # a blip (a coordinator move) does not flip readiness
+
+
 class KafkaReceiver:
     name = "kafka"
 
@@ -100,6 +103,7 @@ class KafkaReceiver:
         self._consumer: KafkaConsumer | None = None
         self._assigned = False
         self._assignment: set[TopicPartition] = set()
+        self._unreachable_since: float | None = None  # set on the consumer thread
         self._error_log = RateLimitedLog(interval_s=10.0)
         self._rejected_log = RateLimitedLog(interval_s=60.0)
 
@@ -118,7 +122,11 @@ class KafkaReceiver:
 
     @property
     def ready(self) -> bool:
-        return self._consumer is not None and self._assigned and not self._stop.is_set()
+        """In the group and able to reach its broker: /readyz says so while the broker is down."""
+        unreachable = self._unreachable_since is not None and (
+            time.monotonic() - self._unreachable_since >= _UNREACHABLE_AFTER_S
+        )
+        return self._consumer is not None and self._assigned and not self._stop.is_set() and not unreachable
 
     def start(self, deliver: Deliver) -> None:
         self._consumer = self._connect()
@@ -155,6 +163,7 @@ class KafkaReceiver:
             for partition, records in batches.items():
                 for record in records:
                     self._handle(partition, record, deliver)
+            self._check_reachable(consumer)
             if time.monotonic() - last_commit >= self.config.commit_interval_s:
                 self.commit()
                 self._report_lag(consumer)
@@ -164,6 +173,21 @@ class KafkaReceiver:
             self.commit()
         self.commit()
         consumer.close(autocommit=False)
+
+    def _check_reachable(self, consumer: KafkaConsumer) -> None:
+        """Whether the group coordinator is connected. kafka-python offers no public check, so this
+        reads its coordinator (a private attribute, guarded): a broker outage makes the coordinator
+        unknown within a heartbeat, and it is found again as soon as the broker answers."""
+        coordinator = getattr(consumer, "_coordinator", None)
+        try:
+            reachable = coordinator is None or not coordinator.coordinator_unknown()
+        except Exception:
+            reachable = True  # an internal we cannot read says nothing about the broker
+        if reachable:
+            self._unreachable_since = None
+        elif self._unreachable_since is None:
+            self._unreachable_since = time.monotonic()
+            logger.warning("Kafka broker unreachable (no group coordinator); /readyz fails until it is back")
 
     def _handle(self, partition: TopicPartition, record: Any, deliver: Deliver) -> None:
         ack = self.tracker.track(partition, record.offset)  # one hold, handed to the pipeline with the spans

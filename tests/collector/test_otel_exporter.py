@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import socket
 import threading
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -19,6 +18,7 @@ from collector.receivers.otlp_http import OtlpHttpReceiver
 from collector.records import RagRecord, RetrievedNode
 from collector.spans import Span
 from collector.stages import Evaluation, Outcome, Received
+from testkit.otlp_sink import OtlpSink, SinkMode
 
 TRACE_ID = "0af7651916cd43dd8448eb211c80319c"
 ANCHOR_SPAN_ID = "b7ad6b7169203331"
@@ -141,15 +141,44 @@ def free_port() -> int:
 
 def test_unreachable_endpoint_is_counted_not_raised() -> None:
     closed_port_endpoint = f"http://127.0.0.1:{free_port()}/v1/traces"  # nothing listens there
-    exporter = OtelSpanExporter(OtelExportConfig(endpoint=closed_port_endpoint, timeout_s=1.0))
+    config = OtelExportConfig(endpoint=closed_port_endpoint, timeout_s=1.0, retry_for_s=0)
+    exporter = OtelSpanExporter(config)
     before = EXPORT_ERRORS.labels("otlp")._value.get()
     exporter.export(make_record(), EVALUATIONS[:2])
-    exporter.force_flush(5.0)
-    deadline = time.monotonic() + 10
-    while EXPORT_ERRORS.labels("otlp")._value.get() < before + 2 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    assert exporter.force_flush(5.0)  # given up at once (retry_for_s=0): nothing is held any more
     exporter.shutdown()
     assert EXPORT_ERRORS.labels("otlp")._value.get() == before + 2
+
+
+@pytest.mark.parametrize("failure", [SinkMode.UNAVAILABLE, SinkMode.BLACKHOLE])
+def test_a_flush_confirms_only_what_the_endpoint_accepted(failure: SinkMode) -> None:
+    """Offsets move on a confirmed flush: while the endpoint fails, flushes say no and the spans stay
+    held; once it answers, the next flush sends every one of them."""
+    with OtlpSink(failure) as sink:
+        exporter = OtelSpanExporter(OtelExportConfig(endpoint=sink.traces_url, timeout_s=1.0))
+        before = EXPORT_ERRORS.labels("otlp")._value.get()
+        exporter.export(make_record(), EVALUATIONS)
+        assert not exporter.force_flush(5.0)
+        assert not exporter.force_flush(5.0)
+        sink.set_mode(SinkMode.OK)
+        assert exporter.force_flush(10.0)
+        exporter.shutdown()
+        names = sorted(s.name for s in sink.spans)
+    assert names == sorted(f"evaluation {e.metric}" for e in EVALUATIONS)
+    assert EXPORT_ERRORS.labels("otlp")._value.get() == before
+
+
+def test_a_full_hold_drops_and_counts_new_spans() -> None:
+    with OtlpSink(SinkMode.UNAVAILABLE) as sink:
+        config = OtelExportConfig(endpoint=sink.traces_url, timeout_s=1.0, max_queue_size=2)
+        exporter = OtelSpanExporter(config)
+        before = EXPORT_ERRORS.labels("otlp")._value.get()
+        exporter.export(make_record(), EVALUATIONS)
+        assert EXPORT_ERRORS.labels("otlp")._value.get() == before + 1
+        sink.set_mode(SinkMode.OK)
+        assert exporter.force_flush(10.0)
+        exporter.shutdown()
+        assert len(sink.spans) == 2
 
 
 def test_disabled_without_endpoint() -> None:

@@ -21,10 +21,10 @@ from testkit.collector_runner import RunningCollector, wait_for
 from testkit.otlp import post_traces
 from testkit.rag_traces import RagCase, encode, make_spans
 from testkit.scrape import scrape
-from tests.fixtures.kafka import FreezableBroker
+from tests.fixtures.kafka import FaultyBroker
 
 
-def _topic(broker: FreezableBroker, name: str) -> str:
+def _topic(broker: FaultyBroker, name: str) -> str:
     admin = KafkaAdminClient(bootstrap_servers=broker.bootstrap)
     try:
         admin.create_topics({name: {"num_partitions": 1, "replication_factor": 1}}, wait_for_metadata=True)
@@ -33,7 +33,7 @@ def _topic(broker: FreezableBroker, name: str) -> str:
     return name
 
 
-def _read_all(broker: FreezableBroker, topic: str, expected: int) -> list:
+def _read_all(broker: FaultyBroker, topic: str, expected: int) -> list:
     consumer = KafkaConsumer(topic, bootstrap_servers=broker.bootstrap, auto_offset_reset="earliest")
     records: list = []
     try:
@@ -48,15 +48,15 @@ def _read_all(broker: FreezableBroker, topic: str, expected: int) -> list:
 
 
 def test_dead_letters_are_queued_while_the_broker_is_frozen_and_written_after(
-    freezable_broker: FreezableBroker,
+    faulty_broker: FaultyBroker,
 ) -> None:
-    topic = _topic(freezable_broker, "stalled-dead-letters")
-    sink = KafkaDeadLetters(freezable_broker.bootstrap, topic)
+    topic = _topic(faulty_broker, "stalled-dead-letters")
+    sink = KafkaDeadLetters(faulty_broker.bootstrap, topic)
     first = threading.Event()
     sink.write(DeadLetter("malformed_protobuf", "warm-up", b"0", b"k0", "kafka"), first.set)
     wait_for(first.is_set, 30, "the first dead letter")
     written: list[int] = []
-    freezable_broker.freeze()
+    faulty_broker.freeze()
     try:
 
         def write_many() -> None:
@@ -72,10 +72,10 @@ def test_dead_letters_are_queued_while_the_broker_is_frozen_and_written_after(
         assert not writer.is_alive(), "writing dead letters waited for the frozen broker"
         assert written == []  # none is acknowledged before the broker has it: their offsets stay held
     finally:
-        freezable_broker.resume()
+        faulty_broker.resume()
     wait_for(lambda: len(written) == 50, 60, "the queued dead letters after the broker resumed")
     sink.close()
-    records = _read_all(freezable_broker, topic, 51)
+    records = _read_all(faulty_broker, topic, 51)
     assert sorted(r.value for r in records) == sorted(f"{i}".encode() for i in range(51))
     assert all(dict(r.headers)[REASON_HEADER] == b"malformed_protobuf" for r in records)
 
@@ -86,10 +86,10 @@ def _trace(i: int) -> bytes:
     return encode(make_spans("openinference", case))
 
 
-def test_evaluation_goes_on_while_the_results_broker_is_frozen(freezable_broker: FreezableBroker) -> None:
-    topic = _topic(freezable_broker, "stalled-results")
+def test_evaluation_goes_on_while_the_results_broker_is_frozen(faulty_broker: FaultyBroker) -> None:
+    topic = _topic(faulty_broker, "stalled-results")
     overrides = {
-        "results.bootstrap_servers": freezable_broker.bootstrap,
+        "results.bootstrap_servers": faulty_broker.bootstrap,
         "results.topic": topic,
         "sampling.metrics": ["faithfulness"],
         "assembly.quiet_period_s": 0.1,
@@ -104,33 +104,33 @@ def test_evaluation_goes_on_while_the_results_broker_is_frozen(freezable_broker:
 
         assert post_traces(port, _trace(0))[0] == 200
         wait_for(lambda: evaluated() == 1, 60, "the first evaluation")
-        freezable_broker.freeze()
+        faulty_broker.freeze()
         try:
             for i in range(1, 21):
                 assert post_traces(port, _trace(i))[0] == 200
             wait_for(lambda: evaluated() == 21, 60, "evaluations while the results broker is frozen")
         finally:
-            freezable_broker.resume()
-        documents = [json.loads(r.value) for r in _read_all(freezable_broker, topic, 21)]
+            faulty_broker.resume()
+        documents = [json.loads(r.value) for r in _read_all(faulty_broker, topic, 21)]
     assert len(documents) == 21  # the results queued while it was frozen reached the topic
     assert {d["metric"] for d in documents} == {"faithfulness"}
 
 
 def test_offsets_wait_until_the_results_topic_has_the_scores(
-    kafka_bootstrap: str, kafka_topic, freezable_broker: FreezableBroker
+    kafka_bootstrap: str, kafka_topic, faulty_broker: FaultyBroker
 ) -> None:
     """Offsets move only past what every exporter confirmed: with the results broker frozen, the spans
     are evaluated but their offsets stay uncommitted; once it answers, the results arrive (retried,
     not dropped) and the offsets follow."""
     spans_topic = kafka_topic()
-    results_topic = _topic(freezable_broker, f"held-results-{uuid.uuid4().hex[:6]}")
+    results_topic = _topic(faulty_broker, f"held-results-{uuid.uuid4().hex[:6]}")
     group = f"group-{uuid.uuid4().hex[:8]}"
     overrides = {
         "kafka.bootstrap_servers": kafka_bootstrap,
         "kafka.topic": spans_topic,
         "kafka.group_id": group,
         "kafka.commit_interval_s": 0.2,
-        "results.bootstrap_servers": freezable_broker.bootstrap,
+        "results.bootstrap_servers": faulty_broker.bootstrap,
         "results.topic": results_topic,
         "sampling.metrics": ["faithfulness"],
         "assembly.quiet_period_s": 0.1,
@@ -140,7 +140,7 @@ def test_offsets_wait_until_the_results_topic_has_the_scores(
     with RunningCollector(evaluate=True, **overrides) as collector:
         metrics = collector.service.status.port
         before = scrape(metrics).value("ragpulse_evaluations_total", metric="faithfulness")
-        freezable_broker.freeze()
+        faulty_broker.freeze()
         try:
             producer = KafkaProducer(bootstrap_servers=kafka_bootstrap)
             for i in range(5):
@@ -157,11 +157,11 @@ def test_offsets_wait_until_the_results_topic_has_the_scores(
             time.sleep(3)  # many flush and commit rounds
             assert _committed(kafka_bootstrap, group, partition) in (None, 0)
         finally:
-            freezable_broker.resume()
+            faulty_broker.resume()
         wait_for(
             lambda: _committed(kafka_bootstrap, group, partition) == 5, 90, "the offsets after the results"
         )
-        documents = [json.loads(r.value) for r in _read_all(freezable_broker, results_topic, 5)]
+        documents = [json.loads(r.value) for r in _read_all(faulty_broker, results_topic, 5)]
     assert len(documents) == 5
 
 
