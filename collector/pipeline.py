@@ -42,6 +42,7 @@ from collector.stages import (
 )
 
 logger = logging.getLogger(__name__)
+_MAX_RETRY_DELAY_S = 30.0
 
 
 class EvaluationConfig(BaseModel):
@@ -64,7 +65,9 @@ class EvaluationConfig(BaseModel):
         "evaluated again, with backoff, for this long; then it is exported as it is and counted as "
         "dropped{reason=judge_unavailable}. 0 = never retry.",
     )
-    judge_retry_backoff_s: float = Field(5.0, gt=0, description="First retry delay; doubles, up to 60 s.")
+    judge_retry_backoff_s: float = Field(
+        5.0, gt=0, description="First retry delay; doubles with each failed judge call, up to 30 s."
+    )
     flush_timeout_s: float = Field(
         10.0, gt=0, description="Longest wait for one exporter's flush; unconfirmed, the offsets wait."
     )
@@ -252,7 +255,7 @@ class Pipeline:
         evaluations, spend = await self.evaluator.evaluate(job.record, metrics, job.decision.case)
         self.sampler.record_spend(spend.tokens, spend.usd)
         if not evaluations or all(e.outcome is Outcome.ERROR for e in evaluations):  # the judge failed
-            if self._retry_later(job):
+            if self._retry_later(job, judge_called=bool(evaluations)):
                 return False
             DROPPED.labels("judge_unavailable").inc(len(metrics))
         for exporter in self.exporters:  # each buffers and sends from its own thread: none blocks here
@@ -268,15 +271,19 @@ class Pipeline:
             END_TO_END.observe(max(0.0, time.time() - job.record.end_time_unix_nano / 1e9))
         return True
 
-    def _retry_later(self, job: _Job) -> bool:
+    def _retry_later(self, job: _Job, judge_called: bool) -> bool:
         """Queue `job` again after a backoff, keeping its hold, unless it has been retried for
-        `judge_retry_for_s` already. A shutdown meanwhile leaves it unacknowledged: re-read later."""
+        `judge_retry_for_s` already. A shutdown meanwhile leaves it unacknowledged: re-read later.
+
+        Only calls that reached the judge double the backoff: a record skipped by the open circuit
+        comes back at the first delay, so it is scored soon after the judge recovers instead of
+        sleeping out a backoff grown while nothing was even tried."""
         now = time.monotonic()
         job.first_failure = job.first_failure or now
         if now - job.first_failure >= self.config.judge_retry_for_s or self._loop is None:
             return False
-        delay = min(self.config.judge_retry_backoff_s * 2**job.attempts, 60.0)
-        job.attempts += 1
+        delay = min(self.config.judge_retry_backoff_s * 2**job.attempts, _MAX_RETRY_DELAY_S)
+        job.attempts += judge_called
         self._loop.call_later(delay, self._enqueue, job)
         return True
 

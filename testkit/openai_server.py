@@ -118,6 +118,7 @@ class ScriptedOpenAIServer:
         json_schema_supported: bool = True,
         logprobs_supported: bool = True,
         hang_s: float = 5.0,
+        port: int = 0,
     ) -> None:
         self.script = script or JudgeScript()
         self.latency_s = latency_s
@@ -126,9 +127,10 @@ class ScriptedOpenAIServer:
         self.hang_s = hang_s
         self.requests: list[RecordedRequest] = []
         self._failures: deque[str] = deque()
+        self.failing: str | None = None  # a failure mode for every request while set (an outage)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._httpd = _Server(("127.0.0.1", 0), _handler_for(self))
+        self._httpd = _Server(("127.0.0.1", port), _handler_for(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,
@@ -176,7 +178,7 @@ class ScriptedOpenAIServer:
         if self.latency_s:
             time.sleep(self.latency_s)
         with self._lock:
-            failure = self._failures.popleft() if self._failures else None
+            failure = self._failures.popleft() if self._failures else self.failing
         if failure == "429":
             return 429, {"error": {"message": "rate limited", "type": "rate_limit"}}, {"retry-after": "0"}
         if failure == "401-echo":  # a gateway that quotes the credentials it refused

@@ -67,15 +67,16 @@ class Stack:
     sink: OtlpSink
     metrics: tuple[str, ...] = ("faithfulness", "answer_relevancy")
     partitions: int = 3
+    results_bootstrap: str = ""  # another broker for the results topic (one that can be frozen)
     extra_env: dict[str, str] = field(default_factory=dict)
     name: str = field(default_factory=lambda: f"rel-{uuid.uuid4().hex[:8]}")
     produced: list[str] = field(default_factory=list)
     replicas: list[RagpulseProcess] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        create_topics(
-            self.bootstrap, (self.spans_topic, self.partitions), (self.results_topic, 3), (self.dlq_topic, 1)
-        )
+        self.results_bootstrap = self.results_bootstrap or self.bootstrap
+        create_topics(self.bootstrap, (self.spans_topic, self.partitions), (self.dlq_topic, 1))
+        create_topics(self.results_bootstrap, (self.results_topic, 3))
         self._producer = KafkaProducer(bootstrap_servers=self.bootstrap, linger_ms=5, acks="all")
 
     @property
@@ -96,7 +97,7 @@ class Stack:
             "RAGPULSE_KAFKA__TOPIC": self.spans_topic,
             "RAGPULSE_KAFKA__GROUP_ID": self.name,
             "RAGPULSE_KAFKA__DEAD_LETTER_TOPIC": self.dlq_topic,
-            "RAGPULSE_RESULTS__BOOTSTRAP_SERVERS": self.bootstrap,
+            "RAGPULSE_RESULTS__BOOTSTRAP_SERVERS": self.results_bootstrap,
             "RAGPULSE_RESULTS__TOPIC": self.results_topic,
             "RAGPULSE_OTEL_EXPORT__ENDPOINT": self.sink.traces_url,
             "RAGPULSE_OTEL_EXPORT__TIMEOUT_S": "2",
@@ -134,7 +135,8 @@ class Stack:
     def results(self) -> Counter[str]:
         """Result records per trace id on the results topic, read from the start."""
         return Counter(
-            str(json.loads(value)["trace_id"]) for value in read_topic(self.bootstrap, self.results_topic)
+            str(json.loads(value)["trace_id"])
+            for value in read_topic(self.results_bootstrap, self.results_topic)
         )
 
     def ledger(self) -> Ledger:
@@ -160,12 +162,14 @@ class Stack:
 
     def committed(self) -> int:
         """The group's committed offsets on the spans topic, summed over partitions."""
-        admin = KafkaAdminClient(bootstrap_servers=self.bootstrap, client_id="ragpulse-reliability")
+        consumer = KafkaConsumer(
+            bootstrap_servers=self.bootstrap, group_id=self.name, enable_auto_commit=False
+        )
         try:
-            offsets = admin.list_consumer_group_offsets(self.name)
+            partitions = [TopicPartition(self.spans_topic, p) for p in range(self.partitions)]
+            return sum(consumer.committed(tp) or 0 for tp in partitions)
         finally:
-            admin.close()
-        return sum(meta.offset for tp, meta in offsets.items() if tp.topic == self.spans_topic)
+            consumer.close(autocommit=False)
 
     def close(self) -> None:
         for replica in self.replicas:
