@@ -118,6 +118,14 @@ EXPORT_ERRORS = Counter(
     registry=REGISTRY,
 )
 
+FORWARDED = Counter(
+    "ragpulse_forwarded",
+    "OTLP requests forwarded to otlp.forward.endpoint, by signal (traces, logs) and outcome (sent, "
+    "rejected: the upstream answered a non-retryable error, dropped: queue full, retries over, or shutdown).",
+    ["signal", "outcome"],
+    registry=REGISTRY,
+)
+
 
 class LabelsConfig(BaseModel):
     """Allow-lists for free-text Prometheus labels; empty = the first `max_values` seen."""

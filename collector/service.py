@@ -27,6 +27,7 @@ from collector.judging.build import build_evaluator
 from collector.kafka_options import security_options
 from collector.metrics import BUILD_INFO, LabelPolicy
 from collector.pipeline import Pipeline
+from collector.receivers.forward import OtlpForwarder
 from collector.receivers.kafka import KafkaReceiver
 from collector.receivers.otlp_grpc import OtlpGrpcReceiver
 from collector.receivers.otlp_http import OtlpHttpReceiver
@@ -92,14 +93,20 @@ def build_receivers(
     settings: Settings, dead_letters: DeadLetterSink, replay: tuple[int, int] | None = None
 ) -> list[Receiver]:
     """Kafka (the group, or a replay) when configured; else the embedded OTLP/HTTP receiver (first:
-    the demo and tests read its port) and OTLP/gRPC unless its port is -1."""
+    the demo and tests read its port) and OTLP/gRPC unless its port is -1, then, with
+    `otlp.forward.endpoint` set, the forwarder both share: last, so the pipeline starts it with them,
+    counts it in /healthz and shuts it down after them (what they accepted last still goes on)."""
     if settings.kafka.bootstrap_servers:
         if replay is not None:
             return [KafkaReplayReceiver(settings.kafka, dead_letters, *replay)]
         return [KafkaReceiver(settings.kafka, dead_letters)]
-    receivers: list[Receiver] = [OtlpHttpReceiver(settings.otlp, dead_letters)]
-    if settings.otlp.grpc_port >= 0:
-        receivers.append(OtlpGrpcReceiver(settings.otlp, dead_letters))
+    otlp = settings.otlp
+    forwarder = OtlpForwarder(otlp.forward) if otlp.forward.endpoint else None
+    receivers: list[Receiver] = [OtlpHttpReceiver(otlp, dead_letters, forwarder)]
+    if otlp.grpc_port >= 0:
+        receivers.append(OtlpGrpcReceiver(otlp, dead_letters, forwarder))
+    if forwarder is not None:
+        receivers.append(forwarder)
     return receivers
 
 

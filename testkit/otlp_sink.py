@@ -29,6 +29,7 @@ class SinkMode(StrEnum):
     UNAVAILABLE = "unavailable"  # 503 with Retry-After: 1, what a backend under load answers
     BLACKHOLE = "blackhole"  # reads the request, never answers (until the mode changes)
     SLOW = "slow"  # answers 200 after `slow_s`
+    REJECT = "reject"  # 400, a request the backend will never take: not to be retried
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +47,7 @@ class OtlpSink:
         self.mode, self.slow_s = mode, slow_s
         self.spans: list[SinkSpan] = []
         self.log_records = 0
-        self.requests: Counter[str] = Counter()  # answers given: "200", "503", "hung"
+        self.requests: Counter[str] = Counter()  # answers given: "200", "503", "400", "hung"
         self.bodies: list[tuple[str, bytes, dict[str, str]]] = []  # (path, decompressed body, headers)
         self._changed = threading.Condition()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
@@ -137,6 +138,10 @@ def _handler_for(sink: OtlpSink) -> type[BaseHTTPRequestHandler]:
             if mode is SinkMode.UNAVAILABLE:
                 sink.requests["503"] += 1
                 self._answer(503, b"", {"Retry-After": "1"})
+                return
+            if mode is SinkMode.REJECT:
+                sink.requests["400"] += 1
+                self._answer(400, b"", {})
                 return
             if mode is SinkMode.SLOW:
                 time.sleep(sink.slow_s)

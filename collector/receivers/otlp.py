@@ -35,6 +35,7 @@ from collector.decode import DecodeError, Encoding, decode, decode_logs, decompr
 from collector.logs import RateLimitedLog
 from collector.metrics import LOG_RECORDS_RECEIVED, SPANS_RECEIVED
 from collector.offsets import NoAck
+from collector.receivers.forward import ForwardConfig, OtlpForwarder
 from collector.spans import LogEvent, Span, flatten, flatten_logs
 from collector.stages import DeadLetter, DeadLetterSink, Deliver, Received, internal_error_detail
 
@@ -55,6 +56,9 @@ class OtlpConfig(BaseModel):
         8 * 1024 * 1024, ge=1024, description="Largest request, compressed and decompressed."
     )
     grpc_workers: int = Field(8, ge=1, description="OTLP/gRPC requests decoded concurrently.")
+    forward: ForwardConfig = Field(
+        default_factory=ForwardConfig, description="Accepted requests also go on to this OTLP endpoint."
+    )
 
 
 class Signal(StrEnum):
@@ -159,12 +163,23 @@ def serialize(message: Message, encoding: Encoding) -> bytes:
     return message.SerializeToString()
 
 
-class OtlpIntake:
-    """Turns one request body into spans/log events for the pipeline, or a dead letter."""
+_MEDIA_TYPES = {Encoding.OTLP_PROTO: "application/x-protobuf", Encoding.OTLP_JSON: "application/json"}
 
-    def __init__(self, source: str, dead_letters: DeadLetterSink, max_bytes: int) -> None:
+
+class OtlpIntake:
+    """Turns one request body into spans/log events for the pipeline, or a dead letter; an accepted
+    request is also handed, as received, to the forwarder (`otlp.forward`) when there is one."""
+
+    def __init__(
+        self,
+        source: str,
+        dead_letters: DeadLetterSink,
+        max_bytes: int,
+        forwarder: OtlpForwarder | None = None,
+    ) -> None:
         self.source, self.max_bytes = source, max_bytes
         self._dead_letters = dead_letters
+        self._forwarder = forwarder
         self._error_log = RateLimitedLog(interval_s=10.0)
 
     def export(
@@ -191,6 +206,8 @@ class OtlpIntake:
             self._error_log.log(logger, exc, "%s %s request failed (%s)", self.source, signal, detail)
             self._dead_letter(signal, "internal_error", detail, payload)
             return ExportResult(RequestOutcome.INTERNAL, message=detail)
+        if self._forwarder is not None:  # the bytes the client sent, still compressed
+            self._forwarder.forward(signal, payload, _media_type(encoding, body), content_encoding)
         return ExportResult(RequestOutcome.ACCEPTED, batch.rejected, batch.rejection_message(signal))
 
     def _dead_letter(self, signal: Signal, reason: str, detail: str, payload: bytes) -> None:
@@ -204,3 +221,10 @@ class OtlpIntake:
 
 def _nothing() -> None:
     pass
+
+
+def _media_type(encoding: Encoding, body: bytes) -> str:
+    """The Content-Type to forward with; AUTO is resolved the way `collector.decode` does."""
+    if encoding is Encoding.AUTO:
+        encoding = Encoding.OTLP_JSON if body.lstrip()[:1] in (b"{", b"[") else Encoding.OTLP_PROTO
+    return _MEDIA_TYPES[encoding]

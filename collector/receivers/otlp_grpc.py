@@ -23,6 +23,7 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
 from collector.decode import Encoding
 from collector.http_server import PortUnavailable
+from collector.receivers.forward import OtlpForwarder
 from collector.receivers.otlp import OtlpConfig, OtlpIntake, RequestOutcome, Signal
 from collector.stages import DeadLetterSink, Deliver
 
@@ -44,9 +45,12 @@ _CODES = {
 class OtlpGrpcReceiver:
     name = "otlp_grpc"
 
-    def __init__(self, config: OtlpConfig, dead_letters: DeadLetterSink) -> None:
+    def __init__(
+        self, config: OtlpConfig, dead_letters: DeadLetterSink, forwarder: OtlpForwarder | None = None
+    ) -> None:
         self.config = config
-        self._intake = OtlpIntake("otlp_grpc", dead_letters, config.max_body_bytes)
+        # grpc hands over the message decompressed: forwarded as protobuf without Content-Encoding
+        self._intake = OtlpIntake("otlp_grpc", dead_letters, config.max_body_bytes, forwarder)
         self._server: grpc.Server | None = None
         self._port = config.grpc_port
         self._deliver: Deliver | None = None

@@ -22,6 +22,7 @@ from starlette.routing import Route
 
 from collector.decode import Encoding
 from collector.http_server import HttpServer
+from collector.receivers.forward import OtlpForwarder
 from collector.receivers.otlp import ExportResult, OtlpConfig, OtlpIntake, RequestOutcome, Signal, serialize
 from collector.stages import DeadLetterSink, Deliver
 
@@ -41,9 +42,11 @@ _HTTP_STATUS = {
 class OtlpHttpReceiver:
     name = "otlp"
 
-    def __init__(self, config: OtlpConfig, dead_letters: DeadLetterSink) -> None:
+    def __init__(
+        self, config: OtlpConfig, dead_letters: DeadLetterSink, forwarder: OtlpForwarder | None = None
+    ) -> None:
         self.config = config
-        self._intake = OtlpIntake("otlp", dead_letters, config.max_body_bytes)
+        self._intake = OtlpIntake("otlp", dead_letters, config.max_body_bytes, forwarder)
         self._deliver: Deliver | None = None
         self._accepting = False
         routes = [
