@@ -18,10 +18,10 @@ from kafka.structs import TopicPartition
 from collector.deadletter import REASON_HEADER, KafkaDeadLetters
 from collector.stages import DeadLetter
 from testkit.collector_runner import RunningCollector, wait_for
+from testkit.kafka_broker import FaultyBroker
 from testkit.otlp import post_traces
 from testkit.rag_traces import RagCase, encode, make_spans
 from testkit.scrape import scrape
-from tests.fixtures.kafka import FaultyBroker
 
 
 def _topic(broker: FaultyBroker, name: str) -> str:

@@ -7,10 +7,10 @@ from __future__ import annotations
 import time
 
 from testkit.collector_runner import wait_for
+from testkit.kafka_broker import FaultyBroker
 from testkit.otlp_sink import OtlpSink
 from testkit.process import tree_memory_mib
 from testkit.reliability import Stack, status
-from tests.fixtures.kafka import FaultyBroker
 from tests.reliability.conftest import Report
 
 

@@ -9,9 +9,9 @@ import time
 import pytest
 
 from testkit.collector_runner import wait_for
+from testkit.kafka_broker import FaultyBroker
 from testkit.otlp_sink import OtlpSink, SinkMode
 from testkit.reliability import Stack, status
-from tests.fixtures.kafka import FaultyBroker
 from tests.reliability.conftest import Report
 
 OUTAGE_S = 20
