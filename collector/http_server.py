@@ -10,6 +10,11 @@ a thread with a loop of its own. Three choices matter:
   the pipeline gracefully; a server that reacted by itself would stop taking spans too early.
 - uvicorn's own logging configuration is not applied (`log_config=None`): the process configures
   logging once, and access logs would be a line per OTLP export.
+
+Slow and hostile clients are bounded: a connection whose request headers have not all arrived
+`header_timeout_s` after it opened (or after its previous response) is closed, since h11 would wait
+for them forever; beyond `max_connections` open connections uvicorn answers 503, which OTLP
+exporters retry. Body timeouts are the app's (the OTLP receiver answers 408).
 """
 
 from __future__ import annotations
@@ -22,8 +27,10 @@ import threading
 import time
 from collections.abc import Iterator
 
+import h11
 import uvicorn
 from starlette.types import ASGIApp
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +45,36 @@ class _Server(uvicorn.Server):
         yield
 
 
+class _HeaderDeadline(H11Protocol):
+    """h11 with a deadline for each request's headers (a slowloris client holds nothing for long)."""
+
+    header_timeout_s = 30.0
+    _deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+        self._deadline = self.loop.call_later(self.header_timeout_s, self._expire)
+
+    def _expire(self) -> None:
+        """Still IDLE on the client's side: the request line and headers never completed."""
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            self.transport.close()
+
+
 class PortUnavailable(OSError):
     """A port that cannot be bound; the message is one line naming the port and the setting that moves it."""
 
@@ -49,13 +86,24 @@ class PortUnavailable(OSError):
 
 
 class HttpServer:
-    def __init__(self, app: ASGIApp, host: str, port: int, name: str, setting: str) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        host: str,
+        port: int,
+        name: str,
+        setting: str,
+        header_timeout_s: float = 30.0,
+        max_connections: int = 1000,
+    ) -> None:
         """`setting`: how a user moves this port (named when it is taken)."""
         self.host, self.name, self.setting = host, name, setting
         self._port = port
+        protocol = type("HeaderDeadline", (_HeaderDeadline,), {"header_timeout_s": header_timeout_s})
         self._config = uvicorn.Config(
             app,
-            http="h11",  # pure Python and always installed with uvicorn: the same parser everywhere
+            http=protocol,  # h11: pure Python and always installed with uvicorn, the same parser everywhere
+            limit_concurrency=max_connections,
             ws="none",
             lifespan="off",
             log_config=None,

@@ -56,6 +56,15 @@ class OtlpConfig(BaseModel):
         8 * 1024 * 1024, ge=1024, description="Largest request, compressed and decompressed."
     )
     grpc_workers: int = Field(8, ge=1, description="OTLP/gRPC requests decoded concurrently.")
+    request_timeout_s: float = Field(
+        30.0,
+        gt=0,
+        description="OTLP/HTTP: the headers, and then the body, must each arrive within this; a slower "
+        "client is cut off (408 for a body), so half-sent requests hold nothing for long.",
+    )
+    max_connections: int = Field(
+        1000, ge=1, description="OTLP/HTTP connections at once; beyond it 503 (exporters retry)."
+    )
     forward: ForwardConfig = Field(
         default_factory=ForwardConfig, description="Accepted requests also go on to this OTLP endpoint."
     )
@@ -117,6 +126,7 @@ class RequestOutcome(StrEnum):
     ACCEPTED = "accepted"  # possibly with rejected items: a partial success
     INVALID = "invalid"  # not retryable: HTTP 400, gRPC INVALID_ARGUMENT
     TOO_LARGE = "too_large"  # HTTP 413, gRPC RESOURCE_EXHAUSTED
+    TIMEOUT = "timeout"  # HTTP 408: the client did not send its body in time (retryable)
     INTERNAL = "internal"  # a bug of ours: HTTP 500, gRPC INTERNAL
     UNAVAILABLE = "unavailable"  # stopping, retry later or elsewhere: HTTP 503, gRPC UNAVAILABLE
 
@@ -125,6 +135,7 @@ class RequestOutcome(StrEnum):
 _RPC_CODES = {
     RequestOutcome.INVALID: 3,
     RequestOutcome.TOO_LARGE: 8,
+    RequestOutcome.TIMEOUT: 4,  # DEADLINE_EXCEEDED
     RequestOutcome.INTERNAL: 13,
     RequestOutcome.UNAVAILABLE: 14,
 }

@@ -37,6 +37,7 @@ _SERVICES = {
 _CODES = {
     RequestOutcome.INVALID: grpc.StatusCode.INVALID_ARGUMENT,
     RequestOutcome.TOO_LARGE: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    RequestOutcome.TIMEOUT: grpc.StatusCode.DEADLINE_EXCEEDED,
     RequestOutcome.INTERNAL: grpc.StatusCode.INTERNAL,
     RequestOutcome.UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
 }

@@ -4,13 +4,15 @@ Protobuf or JSON, gzip or deflate, with a Content-Length or chunked: the body is
 and the size limit enforced while reading, so a chunked request is neither dropped nor unbounded.
 Answers follow the OTLP/HTTP spec: 200 with an Export*ServiceResponse in the request's encoding
 (`partial_success` filled when items were rejected), 400 for a body that cannot be decoded or a
-malformed Content-Length (not retryable; the body is dead-lettered), 413 over the size limit, 415
-for other content types, 404/405 for other paths/methods, 500 for a bug of ours (dead-lettered),
-503 while stopping (retryable). Error bodies are a `google.rpc.Status` in the request's encoding.
+malformed Content-Length (not retryable; the body is dead-lettered), 408 for a body not sent within
+`otlp.request_timeout_s`, 413 over the size limit, 415 for other content types, 404/405 for other
+paths/methods, 500 for a bug of ours (dead-lettered), 503 while stopping or over
+`otlp.max_connections` (retryable). Error bodies are a `google.rpc.Status` in the request's encoding.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
@@ -34,6 +36,7 @@ _HTTP_STATUS = {
     RequestOutcome.ACCEPTED: 200,
     RequestOutcome.INVALID: 400,
     RequestOutcome.TOO_LARGE: 413,
+    RequestOutcome.TIMEOUT: 408,
     RequestOutcome.INTERNAL: 500,
     RequestOutcome.UNAVAILABLE: 503,
 }
@@ -59,6 +62,8 @@ class OtlpHttpReceiver:
             config.port,
             name="OTLP/HTTP",
             setting="--otlp-port (RAGPULSE_OTLP__PORT)",
+            header_timeout_s=config.request_timeout_s,
+            max_connections=config.max_connections,
         )
 
     @property
@@ -107,9 +112,13 @@ class OtlpHttpReceiver:
                 ExportResult(RequestOutcome.TOO_LARGE, message=f"body over {limit} bytes"), encoding
             )
         try:
-            body = await _read_body(request, limit)
+            async with asyncio.timeout(self.config.request_timeout_s):
+                body = await _read_body(request, limit)
         except ClientDisconnect:
             return PlainTextResponse("client disconnected", 400)
+        except TimeoutError:
+            message = f"body not received within {self.config.request_timeout_s:g}s"
+            return _error(ExportResult(RequestOutcome.TIMEOUT, message=message), encoding)
         if body is None:
             return _error(
                 ExportResult(RequestOutcome.TOO_LARGE, message=f"body over {limit} bytes"), encoding
