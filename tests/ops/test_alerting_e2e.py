@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -151,3 +152,54 @@ def test_every_dashboard_query_is_valid_promql(stack: tuple[RagpulseProcess, Ser
                 expr = re.sub(r"\$[a-z_]+", ".*", expr)
                 answer = prometheus.get("/api/v1/query", query=expr)
                 assert answer["status"] == "success", f"{path.name} / {panel['title']}: {expr}"
+
+
+def test_a_stalled_instance_mutes_only_the_services_it_evaluates(
+    tmp_path: Path, webhook: WebhookReceiver
+) -> None:
+    """The shipped inhibition is scoped per service: a stall alert for service chat mutes chat's quality
+    alerts and nobody else's (with `equal: []`, one stalled replica muted every service)."""
+    alertmanager_bin = require_binary("prometheus-alertmanager", "apt-get install prometheus-alertmanager")
+    alertmanager = start_alertmanager(alertmanager_bin, tmp_path, webhook.url)
+    try:
+        common = {"job": "ragpulse", "component": "ragpulse"}
+        alerts = [
+            {
+                "alertname": "RagpulseEvaluationPipelineStalled",
+                "instance": "a:9464",
+                "service": "chat",
+                "severity": "critical",
+            },
+            {
+                "alertname": "RagpulseFaithfulnessDrop",
+                "service": "chat",
+                "metric": "faithfulness",
+                "severity": "warning",
+            },
+            {
+                "alertname": "RagpulseFaithfulnessDrop",
+                "service": "search",
+                "metric": "faithfulness",
+                "severity": "warning",
+            },
+        ]
+        body = json.dumps([{"labels": {**common, **labels}} for labels in alerts]).encode()
+        request = urllib.request.Request(
+            f"{alertmanager.url}/api/v2/alerts", data=body, headers={"Content-Type": "application/json"}
+        )
+        urllib.request.urlopen(request, timeout=10).close()
+
+        def states() -> dict[tuple[str, str], str]:
+            return {
+                (a["labels"]["alertname"], a["labels"]["service"]): a["status"]["state"]
+                for a in alertmanager.get("/api/v2/alerts")
+            }
+
+        wait_until(lambda: len(states()) == 3 and "unprocessed" not in states().values(), 30, "processed")
+        assert states() == {
+            ("RagpulseEvaluationPipelineStalled", "chat"): "active",
+            ("RagpulseFaithfulnessDrop", "chat"): "suppressed",
+            ("RagpulseFaithfulnessDrop", "search"): "active",
+        }
+    finally:
+        alertmanager.stop()

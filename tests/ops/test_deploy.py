@@ -281,5 +281,20 @@ def test_the_hpa_owns_the_replica_count_and_drains_go_one_at_a_time(helm: str) -
     standalone = {d["kind"]: d for d in _manifests("standalone")}
     assert "HorizontalPodAutoscaler" in standalone and "replicas" not in standalone["Deployment"]["spec"]
     assert standalone["PodDisruptionBudget"]["spec"]["maxUnavailable"] == 1
+
     without_hpa = {d["kind"]: d for d in _helm_template(helm, "--set", "autoscaling.enabled=false")}
     assert "HorizontalPodAutoscaler" not in without_hpa and without_hpa["Deployment"]["spec"]["replicas"] == 2
+
+
+def test_the_network_policy_admits_only_the_metrics_port_and_the_needed_egress() -> None:
+    standalone = {d["kind"]: d for d in _manifests("standalone")}
+    policy, deployment = standalone["NetworkPolicy"]["spec"], standalone["Deployment"]
+    assert policy["podSelector"]["matchLabels"] == deployment["spec"]["selector"]["matchLabels"]
+    assert set(policy["policyTypes"]) == {"Ingress", "Egress"}
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    assert [p["port"] for rule in policy["ingress"] for p in rule["ports"]] == [
+        port["name"] for port in container["ports"]
+    ]
+    egress = {(p["port"], p["protocol"]) for rule in policy["egress"] for p in rule["ports"]}
+    kafka_port = int(standalone["ConfigMap"]["data"]["RAGPULSE_KAFKA__BOOTSTRAP_SERVERS"].rsplit(":", 1)[1])
+    assert {(53, "UDP"), (kafka_port, "TCP"), (443, "TCP"), (4318, "TCP")} <= egress
