@@ -284,8 +284,18 @@ class Pipeline:
             return False
         delay = min(self.config.judge_retry_backoff_s * 2**job.attempts, _MAX_RETRY_DELAY_S)
         job.attempts += judge_called
-        self._loop.call_later(delay, self._enqueue, job)
+        self._loop.call_later(delay, self._requeue, job)
         return True
+
+    def _requeue(self, job: _Job) -> None:
+        """A retry is not shed when new records filled the queue meanwhile: it was accepted already,
+        and shedding it would commit a record the judge never scored. It waits for a free slot."""
+        try:
+            self._queue.put_nowait(job)
+            QUEUE_DEPTH.set(self._queue.qsize())
+        except asyncio.QueueFull:
+            if self._loop is not None:
+                self._loop.call_later(self.config.judge_retry_backoff_s, self._requeue, job)
 
     # --- lifecycle -----------------------------------------------------------------------
     async def run(self, stop: asyncio.Event) -> None:

@@ -3,6 +3,9 @@ backoff, until the judge answers or `evaluation.judge_retry_for_s` runs out (the
 
 from __future__ import annotations
 
+import json
+import time
+
 from testkit.collector_runner import RunningCollector, wait_for
 from testkit.openai_server import ScriptedOpenAIServer
 from testkit.otlp import post_traces
@@ -62,3 +65,30 @@ def test_a_record_is_given_up_on_after_judge_retry_for_s_and_counted(monkeypatch
             assert server.chat_requests and len(server.chat_requests) > 2  # it was retried meanwhile
             final = _counts(port)
             assert final[0] == passed and final[1] in (errors, errors + 1)  # an error, or a skipped circuit
+
+
+def test_a_retry_waits_for_a_queue_slot_instead_of_being_shed(monkeypatch) -> None:
+    """New records may fill the bounded queue while a record waits for its retry; that record was
+    accepted already, so it waits for a slot: every record the judge was asked about gets its score."""
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret")
+    with ScriptedOpenAIServer(latency_s=0.05) as server:
+        server.fail_next(*["500"] * 4)
+        settings = _settings(server, **{"evaluation.queue_size": 1, "evaluation.workers": 1})
+        with RunningCollector(evaluate=True, **settings) as collector:
+            port = collector.service.status.port
+            passed, _, unavailable = _counts(port)
+            sent = range(100, 160)
+            for i in sent:  # a steady stream: the one queue slot is taken most of the time
+                assert post_traces(collector.service.receiver.port, _trace(i))[0] == 200  # type: ignore[attr-defined]
+                time.sleep(0.03)
+
+            def asked() -> set[int]:
+                bodies = [json.dumps(r.body) for r in server.chat_requests]
+                return {i for i in sent if any(f"(retry {i})" in body for body in bodies)}
+
+            wait_for(
+                lambda: _counts(port)[0] - passed >= len(asked()) > 0, 60, "a score for each record asked"
+            )
+            time.sleep(1)
+            assert _counts(port)[0] - passed == len(asked())
+            assert _counts(port)[2] == unavailable
