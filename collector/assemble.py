@@ -45,6 +45,11 @@ class AssembledTrace:
             ack.release()
         self.acks = []
 
+    @property
+    def replayable(self) -> bool:
+        """Every record it came from waits in its source until released (Kafka offsets)."""
+        return bool(self.acks) and all(ack.replayable for ack in self.acks)
+
 
 @dataclass(slots=True)
 class _Pending:

@@ -20,6 +20,8 @@ from kafka.structs import TopicPartition
 class RecordAck:
     __slots__ = ("_holds", "_tracker", "offset", "partition")
 
+    replayable = True  # the record stays in Kafka until its offset is committed
+
     def __init__(self, tracker: OffsetTracker, partition: TopicPartition, offset: int) -> None:
         self._tracker, self.partition, self.offset, self._holds = tracker, partition, offset, 1
 
@@ -36,6 +38,8 @@ class RecordAck:
 
 class NoAck:
     """For sources without offsets (the OTLP/HTTP receiver answers once spans are buffered)."""
+
+    replayable = False  # once answered, the request exists nowhere but here
 
     def hold(self) -> None:
         pass

@@ -50,7 +50,13 @@ class EvaluationConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    queue_size: int = Field(1000, ge=1, description="Records waiting for evaluation; beyond it, shed.")
+    queue_size: int = Field(
+        1000,
+        ge=1,
+        description="Records from the OTLP receivers waiting for evaluation; beyond it they are shed "
+        "(counted). Kafka records are never shed: they wait, and kafka.max_in_flight_records pauses "
+        "the consumer (the lag grows, nothing is committed unscored).",
+    )
     workers: int = Field(
         8, ge=1, description="Records evaluated concurrently (the offline judge: up to one process per core)."
     )
@@ -80,6 +86,10 @@ class _TraceHold:
 
     def __init__(self, trace: AssembledTrace, records: int) -> None:
         self._trace, self._remaining = trace, records
+
+    @property
+    def replayable(self) -> bool:
+        return self._trace.replayable
 
     def release(self) -> None:
         self._remaining -= 1
@@ -120,7 +130,8 @@ class Pipeline:
         self._recent = RecentKeys(ttl_s=self.config.dedup_window_s)
         for key in already_evaluated:
             self._recent.add(key, time.monotonic())
-        self._queue: asyncio.Queue[_Job] = asyncio.Queue(maxsize=self.config.queue_size)
+        # Unbounded as a Queue: `_enqueue` bounds what may be shed, the in-flight cap bounds the rest.
+        self._queue: asyncio.Queue[_Job] = asyncio.Queue()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._last_tick = time.monotonic()
         self._acks = AckFlusher(self.exporters, self.config.flush_timeout_s)
@@ -191,12 +202,15 @@ class Pipeline:
         self._enqueue(_Job(record, decision, hold))
 
     def _enqueue(self, job: _Job) -> None:
-        """Into the bounded queue, or shed (counted, acknowledged) when it is full."""
-        try:
-            self._queue.put_nowait(job)
-        except asyncio.QueueFull:
+        """Into the queue; a record its source cannot give again (OTLP) is shed, counted and
+        acknowledged when `queue_size` records wait already. A Kafka record waits: its offset is not
+        committed meanwhile, and the consumer pauses at `kafka.max_in_flight_records`."""
+        retry = job.first_failure > 0  # accepted already: shedding it would drop what the judge owes it
+        if self._queue.qsize() >= self.config.queue_size and not job.hold.replayable and not retry:
             DROPPED.labels("overload").inc()
             job.hold.release()
+        else:
+            self._queue.put_nowait(job)
         QUEUE_DEPTH.set(self._queue.qsize())
 
     def _reject(self, trace: AssembledTrace, exc: Exception) -> None:
@@ -284,18 +298,8 @@ class Pipeline:
             return False
         delay = min(self.config.judge_retry_backoff_s * 2**job.attempts, _MAX_RETRY_DELAY_S)
         job.attempts += judge_called
-        self._loop.call_later(delay, self._requeue, job)
+        self._loop.call_later(delay, self._enqueue, job)
         return True
-
-    def _requeue(self, job: _Job) -> None:
-        """A retry is not shed when new records filled the queue meanwhile: it was accepted already,
-        and shedding it would commit a record the judge never scored. It waits for a free slot."""
-        try:
-            self._queue.put_nowait(job)
-            QUEUE_DEPTH.set(self._queue.qsize())
-        except asyncio.QueueFull:
-            if self._loop is not None:
-                self._loop.call_later(self.config.judge_retry_backoff_s, self._requeue, job)
 
     # --- lifecycle -----------------------------------------------------------------------
     async def run(self, stop: asyncio.Event) -> None:

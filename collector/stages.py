@@ -40,8 +40,11 @@ class Ack(Protocol):
     """A hold on a source record (a Kafka offset, an OTLP request): released once per holder.
 
     The record is done, and its offset committable, when the last hold is released. Releasing is
-    thread-safe: exporters' and dead-letter threads may release.
+    thread-safe: exporters' and dead-letter threads may release. `replayable`: the source keeps the
+    record until it is released (Kafka), so it can wait instead of being shed under load.
     """
+
+    replayable: bool
 
     def hold(self) -> None: ...
 

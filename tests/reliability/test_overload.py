@@ -13,7 +13,7 @@ from testkit.otlp import post_traces
 from testkit.otlp_sink import OtlpSink
 from testkit.process import RagpulseProcess, tree_memory_mib
 from testkit.rag_traces import RagCase, encode, make_spans
-from testkit.reliability import EVALUATION_SPAN_PREFIX, counter
+from testkit.reliability import EVALUATION_SPAN_PREFIX, Stack, counter
 from tests.reliability.conftest import Report
 
 JUDGE_LATENCY_S, WORKERS = 0.2, 2  # two judge calls per record: about 5 records a second
@@ -64,3 +64,30 @@ def test_ten_times_the_judges_capacity_is_scored_or_counted_as_shed(sink: OtlpSi
     assert scored + shed == sent
     assert shed > 0 and scored > 0
     assert max(memory) < memory[0] + 100
+
+
+def test_a_kafka_backlog_waits_instead_of_being_shed(
+    kafka_bootstrap: str, sink: OtlpSink, report: Report
+) -> None:
+    """Kafka keeps what is not committed, so a flood of Kafka records is never shed: the consumer
+    pauses at kafka.max_in_flight_records and the lag absorbs it; every trace is scored."""
+    env = {"RAGPULSE_EVALUATION__QUEUE_SIZE": "5", "RAGPULSE_KAFKA__MAX_IN_FLIGHT_RECORDS": "200"}
+    stack = Stack(kafka_bootstrap, sink, extra_env=env)
+    try:
+        stack.produce(1500)
+        replica = stack.start_replica()
+        assert replica.process is not None
+        memory = [tree_memory_mib(replica.process.pid)]
+        started = time.monotonic()
+        while stack.ledger().lost and time.monotonic() - started < 240:
+            memory.append(tree_memory_mib(replica.process.pid))
+            time.sleep(2)
+        ledger, took_s = stack.ledger(), time.monotonic() - started
+        shed = counter(replica, "ragpulse_dropped_total", reason="overload")
+    finally:
+        stack.close()
+    report.figure(
+        f"a backlog of {ledger.produced} traces, queue_size 5, 200 records in flight: {ledger.line()}; "
+        f"{shed:.0f} shed; scored in {took_s:.0f}s; PSS {memory[0]:.0f} -> {max(memory):.0f} MiB"
+    )
+    assert ledger.lost == 0 and shed == 0, ledger.line()
