@@ -18,10 +18,6 @@ subprocess imports `collector` from its working directory, e.g.
 from __future__ import annotations
 
 import argparse
-import os
-import signal
-import subprocess
-import sys
 import tempfile
 import time
 import uuid
@@ -32,20 +28,12 @@ from kafka.admin import NewTopic
 from opentelemetry.proto.trace.v1.trace_pb2 import TracesData
 
 from ragpulse_sdk import attributes
-from testkit import ROOT
+from testkit.kafka_broker import FaultyBroker
 from testkit.process import RagpulseProcess
 from testkit.rag_traces import Collect, RagCase, encode, make_spans, provider
 from testkit.scrape import scrape
 
 QUIET_PERIOD_S = 3.0  # long enough to freeze the broker after consumption, before any trace closes
-
-
-def start_broker(state: Path) -> tuple[str, int, dict[str, str]]:
-    env = {**os.environ, "RAGPULSE_KAFKA_STATE": str(state), "PYTHON": sys.executable}
-    script = str(ROOT / "scripts" / "kafka.sh")
-    subprocess.run(["bash", script, "fetch"], env=env, check=True, capture_output=True)
-    started = subprocess.run(["bash", script, "start"], env=env, check=True, capture_output=True, text=True)
-    return started.stdout.strip(), int((state / "broker.pid").read_text()), env
 
 
 def bad_trace(i: int) -> bytes:
@@ -89,7 +77,8 @@ def dead_letters_on(bootstrap: str, topic: str) -> int:
     return count
 
 
-def run(bootstrap: str, broker_pid: int, good: int, bad: int, freeze: bool) -> None:
+def run(broker: FaultyBroker, good: int, bad: int, freeze: bool) -> None:
+    bootstrap = broker.bootstrap
     topic = f"bench_spans_{uuid.uuid4().hex[:8]}"
     admin = KafkaAdminClient(bootstrap_servers=bootstrap)
     admin.create_topics([NewTopic(t, 1, 1) for t in (topic, f"{topic}.dlq", f"{topic}_results")])
@@ -114,7 +103,7 @@ def run(bootstrap: str, broker_pid: int, good: int, bad: int, freeze: bool) -> N
             time.sleep(0.02)
         consumed = time.monotonic()
         if freeze:
-            os.kill(broker_pid, signal.SIGSTOP)
+            broker.freeze()
         try:
             evaluated = 0.0
             while evaluated < good and time.monotonic() - consumed < 120:
@@ -125,7 +114,7 @@ def run(bootstrap: str, broker_pid: int, good: int, bad: int, freeze: bool) -> N
             elapsed = time.monotonic() - consumed
         finally:
             if freeze:
-                os.kill(broker_pid, signal.SIGCONT)
+                broker.resume()
         deadline = time.monotonic() + 60
         while dead_letters_on(bootstrap, f"{topic}.dlq") < bad and time.monotonic() < deadline:
             time.sleep(1)
@@ -146,13 +135,13 @@ def main() -> None:
     parser.add_argument("--bad", type=int, default=20)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ragpulse-bench-kafka-") as state:
-        bootstrap, pid, env = start_broker(Path(state))
+        broker = FaultyBroker(Path(state))
         try:
             print(f"{args.good} good traces and {args.bad} dead letters on a real broker; offline judge")
-            run(bootstrap, pid, args.good, args.bad, freeze=False)
-            run(bootstrap, pid, args.good, args.bad, freeze=True)
+            run(broker, args.good, args.bad, freeze=False)
+            run(broker, args.good, args.bad, freeze=True)
         finally:
-            subprocess.run(["bash", str(ROOT / "scripts" / "kafka.sh"), "stop"], env=env, check=False)
+            broker.stop()
 
 
 if __name__ == "__main__":

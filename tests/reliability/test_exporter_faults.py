@@ -5,16 +5,52 @@ frozen, the committed offset stays put; once it recovers, every trace's scores a
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import pytest
 
 from testkit.collector_runner import wait_for
 from testkit.kafka_broker import FaultyBroker
 from testkit.otlp_sink import OtlpSink, SinkMode
-from testkit.reliability import Stack, status
+from testkit.reliability import Ledger, Stack, status
 from tests.reliability.conftest import Report
 
 OUTAGE_S = 20
+
+
+@dataclass(frozen=True)
+class Outage:
+    ledger: Ledger
+    committed_during: set[int]  # the group's committed offset, sampled every second of the outage
+    caught_up_s: float  # from the recovery until every trace is scored and every offset committed
+
+    def line(self, what: str) -> str:
+        return (
+            f"{self.ledger.line()}; offsets committed during the {OUTAGE_S}s {what}: "
+            f"{sorted(self.committed_during)}; all scored and committed {self.caught_up_s:.1f}s after it"
+        )
+
+
+def _through_an_outage(stack: Stack, begin: Callable[[], None], end: Callable[[], None]) -> Outage:
+    """50 traces scored and committed first; then 200 more sent during a 20 s outage of an exporter."""
+    stack.produce(50)
+    wait_for(lambda: stack.ledger().lost == 0, 60, "the first traces scored")
+    wait_for(lambda: stack.committed() == 50, 30, "their offsets committed")
+    begin()
+    try:
+        stack.produce(200)
+        committed_during = set()
+        started = time.monotonic()
+        while time.monotonic() - started < OUTAGE_S:
+            committed_during.add(stack.committed())
+            time.sleep(1)
+    finally:
+        end()
+    recovered_at = time.monotonic()
+    ledger = stack.wait_until_scored(120)
+    wait_for(lambda: stack.committed() == 250, 60, "every offset committed after the recovery")
+    return Outage(ledger, committed_during, time.monotonic() - recovered_at)
 
 
 @pytest.mark.parametrize("failure", [SinkMode.UNAVAILABLE, SinkMode.BLACKHOLE, SinkMode.SLOW])
@@ -25,31 +61,16 @@ def test_a_failing_tracing_backend_holds_offsets_until_it_recovers(
         stack = Stack(kafka_bootstrap, sink)
         try:
             replica = stack.start_replica()
-            stack.produce(50)
-            wait_for(lambda: stack.ledger().lost == 0, 60, "the first traces scored")
-            wait_for(lambda: stack.committed() == 50, 30, "their offsets committed")
-            sink.set_mode(failure)
-            stack.produce(200)
-            committed_during = set()
-            started = time.monotonic()
-            while time.monotonic() - started < OUTAGE_S:
-                committed_during.add(stack.committed())
-                time.sleep(1)
-            sink.set_mode(SinkMode.OK)
-            recovered_at = time.monotonic()
-            ledger = stack.wait_until_scored(120)
-            wait_for(lambda: stack.committed() == 250, 60, "every offset committed after the recovery")
-            caught_up_s = time.monotonic() - recovered_at
+            outage = _through_an_outage(
+                stack, lambda: sink.set_mode(failure), lambda: sink.set_mode(SinkMode.OK)
+            )
             alive = status(replica, "/healthz")
         finally:
             stack.close()
-    report.figure(
-        f"{ledger.line()}; committed during the {OUTAGE_S}s outage: {sorted(committed_during)}; "
-        f"all scored and committed {caught_up_s:.1f}s after the recovery"
-    )
-    assert ledger.lost == 0, ledger.line()
+    report.figure(outage.line("outage"))
+    assert outage.ledger.lost == 0, outage.ledger.line()
     if failure is not SinkMode.SLOW:  # a slow backend still confirms, later
-        assert max(committed_during) < 250, committed_during
+        assert max(outage.committed_during) < 250, outage.committed_during
     assert alive == 200
 
 
@@ -59,28 +80,9 @@ def test_a_frozen_results_broker_holds_offsets_until_it_answers(
     stack = Stack(kafka_bootstrap, sink, results_bootstrap=faulty_broker.bootstrap)
     try:
         stack.start_replica()
-        stack.produce(50)
-        wait_for(lambda: stack.ledger().lost == 0, 60, "the first traces scored")
-        wait_for(lambda: stack.committed() == 50, 30, "their offsets committed")
-        faulty_broker.freeze()
-        try:
-            stack.produce(200)
-            committed_during = set()
-            started = time.monotonic()
-            while time.monotonic() - started < OUTAGE_S:
-                committed_during.add(stack.committed())
-                time.sleep(1)
-        finally:
-            faulty_broker.resume()
-        recovered_at = time.monotonic()
-        ledger = stack.wait_until_scored(120)
-        wait_for(lambda: stack.committed() == 250, 60, "every offset committed after the recovery")
-        caught_up_s = time.monotonic() - recovered_at
+        outage = _through_an_outage(stack, faulty_broker.freeze, faulty_broker.resume)
     finally:
         stack.close()
-    report.figure(
-        f"{ledger.line()}; committed during the {OUTAGE_S}s freeze: {sorted(committed_during)}; "
-        f"all scored and committed {caught_up_s:.1f}s after it"
-    )
-    assert ledger.lost == 0, ledger.line()
-    assert committed_during == {50}, committed_during
+    report.figure(outage.line("freeze"))
+    assert outage.ledger.lost == 0, outage.ledger.line()
+    assert outage.committed_during == {50}, outage.committed_during
