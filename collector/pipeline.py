@@ -43,6 +43,7 @@ from collector.stages import (
 
 logger = logging.getLogger(__name__)
 _MAX_RETRY_DELAY_S = 30.0
+_SATURATED_POLL_S = 0.2
 
 
 class EvaluationConfig(BaseModel):
@@ -238,6 +239,8 @@ class Pipeline:
         while True:
             job = await self._queue.get()
             QUEUE_DEPTH.set(self._queue.qsize())
+            while any(exporter.saturated for exporter in self.exporters):  # a backend is down: wait
+                await asyncio.sleep(_SATURATED_POLL_S)
             done = True
             try:
                 done = await self._evaluate(job)

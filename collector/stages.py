@@ -183,6 +183,12 @@ class EvaluationExporter(Protocol):
         """Push out what is buffered; True when everything was delivered in time (blocks)."""
         ...
 
+    @property
+    def saturated(self) -> bool:
+        """Its buffer is nearly full (its backend is down or slow): evaluation waits rather than have
+        it drop what it could not hold."""
+        ...
+
     def shutdown(self) -> None:
         """Flush what is buffered and release connections; export() is a no-op afterwards."""
         ...

@@ -68,6 +68,11 @@ class HeldSpanProcessor(SpanProcessor):
     def held(self) -> int:
         return len(self._held)
 
+    @property
+    def saturated(self) -> bool:
+        """Nine tenths full: the pipeline stops evaluating until the endpoint takes spans again."""
+        return len(self._held) >= self.max_held * 0.9
+
     def force_flush(self, timeout_millis: int = 30_000) -> bool:
         """Send everything held; True when nothing is left (sent, or given up after `retry_for_s`)."""
         deadline = self._clock() + timeout_millis / 1000

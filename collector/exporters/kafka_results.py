@@ -124,6 +124,11 @@ class KafkaResultsExporter:
             exc,
         )
 
+    @property
+    def saturated(self) -> bool:
+        """Nine tenths of `max_queued` wait for the broker: evaluation waits for it."""
+        return self._writer.pending >= self.config.max_queued * 0.9
+
     def force_flush(self, timeout_s: float = 10.0) -> bool:
         """True when every queued result was answered by the broker (failures are counted apart)."""
         if self._closed:

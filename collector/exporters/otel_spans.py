@@ -50,10 +50,11 @@ class OtelExportConfig(BaseModel):
     compression: Literal["none", "gzip"] = "none"
     max_explanation_chars: int = Field(1000, ge=0, description="Longer judge reasons are truncated.")
     max_queue_size: int = Field(
-        50_000,
+        20_000,
         ge=1,
-        description="Evaluation spans held until the endpoint accepts them (about 1 KB each); beyond it "
-        "new ones are dropped and counted. The default covers kafka.max_in_flight_records with 5 metrics.",
+        description="Evaluation spans held until the endpoint accepts them (about 4.5 KB each). Nine "
+        "tenths full, evaluation waits for the endpoint (Kafka records wait uncommitted); spans that "
+        "still do not fit are dropped and counted.",
     )
     max_export_batch_size: int = Field(512, ge=1, description="Spans per OTLP request.")
     retry_for_s: float = Field(
@@ -93,6 +94,7 @@ class OtelSpanExporter:
     def __init__(self, config: OtelExportConfig) -> None:
         self.config = config
         self._provider: TracerProvider | None = None
+        self._processor: HeldSpanProcessor | None = None
         if config.endpoint is None:
             return
         otlp = OTLPSpanExporter(
@@ -107,6 +109,7 @@ class OtelSpanExporter:
             otlp, config.max_queue_size, config.max_export_batch_size, config.retry_for_s
         )
         self._provider.add_span_processor(processor)
+        self._processor = processor
         self._tracer = self._provider.get_tracer("ragpulse", __version__)
 
     @property
@@ -151,6 +154,10 @@ class OtelSpanExporter:
         if evaluation.outcome is Outcome.ERROR:
             span.set_status(Status(StatusCode.ERROR, evaluation.reason[: self.config.max_explanation_chars]))
         span.end(end_time=end_ns)
+
+    @property
+    def saturated(self) -> bool:
+        return self._processor is not None and self._processor.saturated
 
     def force_flush(self, timeout_s: float = 10.0) -> bool:
         return True if self._provider is None else self._provider.force_flush(int(timeout_s * 1000))

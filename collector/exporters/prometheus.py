@@ -41,5 +41,9 @@ class PrometheusExporter:
     def force_flush(self, timeout_s: float = 10.0) -> bool:
         return True
 
+    @property
+    def saturated(self) -> bool:
+        return False
+
     def shutdown(self) -> None:
         pass

@@ -13,7 +13,7 @@ import pytest
 from testkit.collector_runner import wait_for
 from testkit.kafka_broker import FaultyBroker
 from testkit.otlp_sink import OtlpSink, SinkMode
-from testkit.reliability import Ledger, Stack, status
+from testkit.reliability import Ledger, Stack, counter, status
 from tests.reliability.conftest import Report
 
 OUTAGE_S = 20
@@ -86,3 +86,23 @@ def test_a_frozen_results_broker_holds_offsets_until_it_answers(
     report.figure(outage.line("freeze"))
     assert outage.ledger.lost == 0, outage.ledger.line()
     assert outage.committed_during == {50}, outage.committed_during
+
+
+def test_an_outage_longer_than_the_exporter_can_hold_pauses_evaluation(
+    kafka_bootstrap: str, sink: OtlpSink, report: Report
+) -> None:
+    """The tracing backend is down for longer than the spans it would need to hold (200 here, 400
+    owed): evaluation waits once the hold is nine tenths full, the Kafka records wait uncommitted,
+    and nothing is dropped; after the recovery every trace is scored."""
+    stack = Stack(kafka_bootstrap, sink, extra_env={"RAGPULSE_OTEL_EXPORT__MAX_QUEUE_SIZE": "200"})
+    try:
+        replica = stack.start_replica()
+        outage = _through_an_outage(
+            stack, lambda: sink.set_mode(SinkMode.UNAVAILABLE), lambda: sink.set_mode(SinkMode.OK)
+        )
+        dropped = counter(replica, "ragpulse_export_errors_total", exporter="otlp")
+    finally:
+        stack.close()
+    report.figure(f"{outage.line('outage')}; spans dropped {dropped:.0f}")
+    assert outage.ledger.lost == 0 and dropped == 0, outage.ledger.line()
+    assert max(outage.committed_during) < 250
