@@ -1,12 +1,12 @@
-"""The pipeline: receivers -> assemble -> extract -> sample -> bounded queue -> evaluate -> exporters.
+"""The pipeline: receivers -> assemble -> extract -> sample -> queue -> evaluate -> exporters -> acks.
 
 All stage state lives on one asyncio loop, and nothing on it blocks: receivers run in their own
 threads and hand batches over with `call_soon_threadsafe`; the offline judge scores in worker
 processes; exporters and dead-letter sinks send from their own threads; flushing and shutting
 down happen in threads too. Every record is either evaluated and exported or skipped with a
 counted reason, and only then are its source acknowledgements released (which lets the Kafka
-consumer thread commit). Overload sheds new records (`ragpulse_dropped_total{reason="overload"}`)
-instead of blocking the consumer or growing memory.
+consumer thread commit). What waits, what is shed under load and when a record the judge failed
+comes back is `collector/evaluation_queue.py`; while an exporter is saturated, evaluation waits.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import json
 import logging
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,10 +24,11 @@ from collector.acks import AckFlusher
 from collector.assemble import AssembledTrace, TraceAssembler
 from collector.conventions import ExtractionConfig, ExtractionError, extract
 from collector.dedup import RecentKeys, evaluation_key
+from collector.evaluation_queue import EvaluationQueue, Job, TraceHold
 from collector.logs import RateLimitedLog
-from collector.metrics import ASSEMBLY_TRACES, DROPPED, END_TO_END, QUEUE_DEPTH, SAMPLING_DECISIONS, TRACES
+from collector.metrics import ASSEMBLY_TRACES, DROPPED, END_TO_END, SAMPLING_DECISIONS, TRACES
 from collector.records import RagRecord
-from collector.sampling import Decision, Sampler
+from collector.sampling import Sampler
 from collector.spans import to_traces_data
 from collector.stages import (
     DeadLetter,
@@ -42,7 +42,6 @@ from collector.stages import (
 )
 
 logger = logging.getLogger(__name__)
-_MAX_RETRY_DELAY_S = 30.0
 _SATURATED_POLL_S = 0.2
 
 
@@ -80,33 +79,6 @@ class EvaluationConfig(BaseModel):
     )
 
 
-class _TraceHold:
-    """A trace's acknowledgement shared by the records extracted from it: released with the last."""
-
-    __slots__ = ("_remaining", "_trace")
-
-    def __init__(self, trace: AssembledTrace, records: int) -> None:
-        self._trace, self._remaining = trace, records
-
-    @property
-    def replayable(self) -> bool:
-        return self._trace.replayable
-
-    def release(self) -> None:
-        self._remaining -= 1
-        if self._remaining == 0:
-            self._trace.release()
-
-
-@dataclass(slots=True)
-class _Job:
-    record: RagRecord
-    decision: Decision
-    hold: _TraceHold
-    attempts: int = 0  # judge retries so far
-    first_failure: float = 0.0  # monotonic time the judge first failed it (the retry window's start)
-
-
 class Pipeline:
     def __init__(
         self,
@@ -131,8 +103,9 @@ class Pipeline:
         self._recent = RecentKeys(ttl_s=self.config.dedup_window_s)
         for key in already_evaluated:
             self._recent.add(key, time.monotonic())
-        # Unbounded as a Queue: `_enqueue` bounds what may be shed, the in-flight cap bounds the rest.
-        self._queue: asyncio.Queue[_Job] = asyncio.Queue()
+        self._queue = EvaluationQueue(
+            self.config.queue_size, self.config.judge_retry_for_s, self.config.judge_retry_backoff_s
+        )
         self._loop: asyncio.AbstractEventLoop | None = None
         self._last_tick = time.monotonic()
         self._acks = AckFlusher(self.exporters, self.config.flush_timeout_s)
@@ -186,13 +159,13 @@ class Pipeline:
             trace.release()
             return
         TRACES.labels("extracted").inc()
-        hold = _TraceHold(trace, len(records))
+        hold = TraceHold(trace, len(records))
         for record in records:
             if self.log_records:
                 logger.info("rag_record %s", _record_line(record))
             self._sample_and_queue(record, hold)
 
-    def _sample_and_queue(self, record: RagRecord, hold: _TraceHold) -> None:
+    def _sample_and_queue(self, record: RagRecord, hold: TraceHold) -> None:
         if self.evaluator is None or self.sampler is None:
             hold.release()
             return
@@ -200,19 +173,7 @@ class Pipeline:
         if not decision.sampled:
             hold.release()
             return
-        self._enqueue(_Job(record, decision, hold))
-
-    def _enqueue(self, job: _Job) -> None:
-        """Into the queue; a record its source cannot give again (OTLP) is shed, counted and
-        acknowledged when `queue_size` records wait already. A Kafka record waits: its offset is not
-        committed meanwhile, and the consumer pauses at `kafka.max_in_flight_records`."""
-        retry = job.first_failure > 0  # accepted already: shedding it would drop what the judge owes it
-        if self._queue.qsize() >= self.config.queue_size and not job.hold.replayable and not retry:
-            DROPPED.labels("overload").inc()
-            job.hold.release()
-        else:
-            self._queue.put_nowait(job)
-        QUEUE_DEPTH.set(self._queue.qsize())
+        self._queue.put(Job(record, decision, hold))
 
     def _reject(self, trace: AssembledTrace, exc: Exception) -> None:
         """An unexpected exception while processing a trace: counted, dead-lettered, logged (rate-limited).
@@ -238,7 +199,6 @@ class Pipeline:
     async def _worker(self) -> None:
         while True:
             job = await self._queue.get()
-            QUEUE_DEPTH.set(self._queue.qsize())
             while any(exporter.saturated for exporter in self.exporters):  # a backend is down: wait
                 await asyncio.sleep(_SATURATED_POLL_S)
             done = True
@@ -256,7 +216,7 @@ class Pipeline:
                 self._acks.add(job.hold.release)  # released once every exporter confirmed it flushed
             self._queue.task_done()
 
-    async def _evaluate(self, job: _Job) -> bool:
+    async def _evaluate(self, job: Job) -> bool:
         """Evaluate and export; False when the judge could not score it and it will be tried again."""
         assert self.evaluator is not None and self.sampler is not None
         now = time.monotonic()
@@ -272,7 +232,7 @@ class Pipeline:
         evaluations, spend = await self.evaluator.evaluate(job.record, metrics, job.decision.case)
         self.sampler.record_spend(spend.tokens, spend.usd)
         if not evaluations or all(e.outcome is Outcome.ERROR for e in evaluations):  # the judge failed
-            if self._retry_later(job, judge_called=bool(evaluations)):
+            if self._queue.retry_later(job, judge_called=bool(evaluations)):
                 return False
             DROPPED.labels("judge_unavailable").inc(len(metrics))
         for exporter in self.exporters:  # each buffers and sends from its own thread: none blocks here
@@ -286,22 +246,6 @@ class Pipeline:
             )
         if job.record.end_time_unix_nano:
             END_TO_END.observe(max(0.0, time.time() - job.record.end_time_unix_nano / 1e9))
-        return True
-
-    def _retry_later(self, job: _Job, judge_called: bool) -> bool:
-        """Queue `job` again after a backoff, keeping its hold, unless it has been retried for
-        `judge_retry_for_s` already. A shutdown meanwhile leaves it unacknowledged: re-read later.
-
-        Only calls that reached the judge double the backoff: a record skipped by the open circuit
-        comes back at the first delay, so it is scored soon after the judge recovers instead of
-        sleeping out a backoff grown while nothing was even tried."""
-        now = time.monotonic()
-        job.first_failure = job.first_failure or now
-        if now - job.first_failure >= self.config.judge_retry_for_s or self._loop is None:
-            return False
-        delay = min(self.config.judge_retry_backoff_s * 2**job.attempts, _MAX_RETRY_DELAY_S)
-        job.attempts += judge_called
-        self._loop.call_later(delay, self._enqueue, job)
         return True
 
     # --- lifecycle -----------------------------------------------------------------------

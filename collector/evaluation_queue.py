@@ -1,0 +1,100 @@
+"""What waits for the judge, what is shed, and when a record the judge failed comes back.
+
+Records from the OTLP receivers exist nowhere else once answered, so past `queue_size` waiting they
+are shed (counted, acknowledged). Kafka records are never shed: they wait uncommitted, and the
+consumer pauses at `kafka.max_in_flight_records`, so a flood becomes lag, not loss. A record the
+judge could not score comes back after a backoff, never shed, until `judge_retry_for_s` is over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+
+from collector.assemble import AssembledTrace
+from collector.metrics import DROPPED, QUEUE_DEPTH
+from collector.records import RagRecord
+from collector.sampling import Decision
+
+_MAX_RETRY_DELAY_S = 30.0
+
+
+class TraceHold:
+    """A trace's acknowledgement shared by the records extracted from it: released with the last."""
+
+    __slots__ = ("_remaining", "_trace")
+
+    def __init__(self, trace: AssembledTrace, records: int) -> None:
+        self._trace, self._remaining = trace, records
+
+    @property
+    def replayable(self) -> bool:
+        return self._trace.replayable
+
+    def release(self) -> None:
+        self._remaining -= 1
+        if self._remaining == 0:
+            self._trace.release()
+
+
+@dataclass(slots=True)
+class Job:
+    record: RagRecord
+    decision: Decision
+    hold: TraceHold
+    attempts: int = 0  # judge calls that failed so far (they double the backoff)
+    first_failure: float = 0.0  # monotonic time the judge first failed it (the retry window's start)
+
+
+class EvaluationQueue:
+    def __init__(self, max_sheddable: int, retry_for_s: float, retry_backoff_s: float) -> None:
+        self.max_sheddable, self.retry_for_s, self.retry_backoff_s = (
+            max_sheddable,
+            retry_for_s,
+            retry_backoff_s,
+        )
+        # Unbounded as a Queue: `put` bounds what may be shed, the in-flight cap bounds the rest.
+        self._queue: asyncio.Queue[Job] = asyncio.Queue()
+
+    def put(self, job: Job) -> None:
+        """Queue `job`, or shed it (counted, acknowledged) when it is an OTLP record arriving while
+        `max_sheddable` records wait already."""
+        retry = job.first_failure > 0  # accepted already: shedding it would drop what the judge owes it
+        if self._queue.qsize() >= self.max_sheddable and not job.hold.replayable and not retry:
+            DROPPED.labels("overload").inc()
+            job.hold.release()
+        else:
+            self._queue.put_nowait(job)
+        QUEUE_DEPTH.set(self._queue.qsize())
+
+    def retry_later(self, job: Job, judge_called: bool) -> bool:
+        """Queue `job` again after a backoff, keeping its hold, unless it has been retried for
+        `retry_for_s` already (False: the caller exports it as it is). A shutdown meanwhile leaves it
+        unacknowledged: it is read again later.
+
+        Only calls that reached the judge double the backoff: a record skipped by the open circuit
+        comes back at the first delay, so it is scored soon after the judge recovers instead of
+        sleeping out a backoff grown while nothing was even tried."""
+        now = time.monotonic()
+        job.first_failure = job.first_failure or now
+        if now - job.first_failure >= self.retry_for_s:
+            return False
+        delay = min(self.retry_backoff_s * 2**job.attempts, _MAX_RETRY_DELAY_S)
+        job.attempts += judge_called
+        asyncio.get_running_loop().call_later(delay, self.put, job)
+        return True
+
+    async def get(self) -> Job:
+        job = await self._queue.get()
+        QUEUE_DEPTH.set(self._queue.qsize())
+        return job
+
+    def task_done(self) -> None:
+        self._queue.task_done()
+
+    async def join(self) -> None:
+        await self._queue.join()
+
+    def qsize(self) -> int:
+        return self._queue.qsize()
