@@ -39,6 +39,7 @@ class Soak:
         self.stack, self.broker, self.sink = stack, broker, sink
         self.faults: list[str] = []
         self.peak_mib: dict[int, float] = {}
+        self.started_by: dict[int, str] = {}  # replica pid -> how it came to run
         self._joined: RagpulseProcess | None = None
         self._stop = threading.Event()
 
@@ -65,12 +66,18 @@ class Soak:
             ]
         )
 
+    def start_replica(self, why: str) -> RagpulseProcess:
+        replica = self.stack.start_replica()
+        if replica.process is not None:
+            self.started_by[replica.process.pid] = why
+        return replica
+
     def kill_replica(self) -> None:
         victim = self.stack.replicas[0]
         victim.kill()
         self.stack.replicas.remove(victim)
         time.sleep(5)
-        self.stack.start_replica()
+        self.start_replica("restarted after SIGKILL")
 
     def kill_broker(self) -> None:
         self.broker.kill()
@@ -88,7 +95,7 @@ class Soak:
         self.broker.resume()
 
     def join(self) -> None:
-        self._joined = self.stack.start_replica()
+        self._joined = self.start_replica("joined")
 
     def leave(self) -> None:
         if self._joined is not None and self._joined in self.stack.replicas:
@@ -129,8 +136,8 @@ def main() -> None:
         stack = Stack(broker.bootstrap, sink, metrics=("faithfulness", "answer_relevancy"), partitions=6)
         soak = Soak(stack, broker, sink)
         try:
-            stack.start_replica()
-            stack.start_replica()
+            soak.start_replica("initial")
+            soak.start_replica("initial")
             started = time.monotonic()
             producer = threading.Thread(target=soak.produce, args=(args.rate,), daemon=True)
             producer.start()
@@ -167,7 +174,8 @@ def main() -> None:
         f"throughput {ledger.produced / (args.minutes * 60):.1f} traces/s produced and scored; backlog "
         f"drained {drained_s:.0f} s after the producer stopped"
     )
-    print(f"peak PSS per replica process tree: {', '.join(f'{m:.0f}' for m in soak.peak_mib.values())} MiB")
+    peaks = ", ".join(f"{soak.started_by.get(pid, '?')} {mib:.0f}" for pid, mib in soak.peak_mib.items())
+    print(f"peak PSS per replica (process and judge workers), MiB: {peaks}")
     print(ledger.line())
 
 

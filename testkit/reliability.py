@@ -178,9 +178,12 @@ class Stack:
         self._producer.close(5)
 
 
-def read_topic(bootstrap: str, topic: str, timeout_s: float = 3.0) -> list[bytes]:
-    """Every value on `topic` now, from the beginning of each partition to its end."""
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+def read_topic(bootstrap: str, topic: str, timeout_s: float = 120.0) -> list[bytes]:
+    """Every value on `topic` now, from the beginning of each partition to its end offset; raises
+    rather than return part of it (a short read would count scored traces as lost)."""
+    consumer = KafkaConsumer(
+        bootstrap_servers=bootstrap, enable_auto_commit=False, fetch_max_bytes=64 * 2**20
+    )
     try:
         partitions = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())]
         consumer.assign(partitions)
@@ -188,7 +191,9 @@ def read_topic(bootstrap: str, topic: str, timeout_s: float = 3.0) -> list[bytes
         ends = consumer.end_offsets(partitions)
         values: list[bytes] = []
         deadline = time.monotonic() + timeout_s
-        while any(consumer.position(tp) < ends[tp] for tp in partitions) and time.monotonic() < deadline:
+        while any(consumer.position(tp) < ends[tp] for tp in partitions):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"read {len(values)} records of {topic} in {timeout_s}s, not all of them")
             for batch in consumer.poll(timeout_ms=200).values():
                 values.extend(record.value for record in batch)
         return values
