@@ -26,3 +26,20 @@ class RateLimitedLog:
         suffix = f" ({self._suppressed} more suppressed)" if self._suppressed else ""
         self._last, self._suppressed = now, 0
         logger.error(message + suffix, *args, exc_info=exc if logger.isEnabledFor(logging.DEBUG) else None)
+
+
+class RateLimitFilter(logging.Filter):
+    """For a library's logger that logs every retry of an outage (the OTel OTLP exporter logs each
+    attempt): one record per `interval_s` passes, so the cause stays visible without a flood."""
+
+    def __init__(self, interval_s: float = 30.0) -> None:
+        super().__init__()
+        self.interval_s = interval_s
+        self._last = -float("inf")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        now = time.monotonic()
+        if now - self._last < self.interval_s:
+            return False
+        self._last = now
+        return True
