@@ -179,6 +179,8 @@ class KafkaReceiver:
         reads its coordinator (a private attribute, guarded): a broker outage makes the coordinator
         unknown within a heartbeat, and it is found again as soon as the broker answers."""
         coordinator = getattr(consumer, "_coordinator", None)
+        if consumer.config.get("group_id") is None:  # a replay has no group, hence no coordinator
+            return
         try:
             reachable = coordinator is None or not coordinator.coordinator_unknown()
         except Exception:
