@@ -160,7 +160,8 @@ class ScriptedOpenAIServer:
         self.stop()
 
     def fail_next(self, *modes: str) -> None:
-        """Queue failure modes for the next requests: "429", "500", "401-echo", "hang", "malformed"."""
+        """Queue failure modes for the next requests: "429", "500", "401-echo", "hang", "malformed"
+        (not JSON), "short" (a verdict list one shorter than the items asked about)."""
         with self._lock:
             self._failures.extend(modes)
 
@@ -199,13 +200,15 @@ class ScriptedOpenAIServer:
                 {"error": {"message": "response_format json_schema is not supported", "type": "invalid"}},
                 {},
             )
-        return 200, self._chat(body, malformed=failure == "malformed"), {}
+        return 200, self._chat(body, malformed=failure == "malformed", short=failure == "short"), {}
 
-    def _chat(self, body: dict[str, Any], *, malformed: bool) -> dict[str, Any]:
+    def _chat(self, body: dict[str, Any], *, malformed: bool, short: bool = False) -> dict[str, Any]:
         messages = body.get("messages", [])
         user = next((m["content"] for m in messages if m["role"] == "user"), "")
         operation = operation_of(body)
         reply = self._answer(operation, user)
+        if short and operation not in _EXTRACT_KINDS:  # one verdict fewer than items asked about
+            reply = {key: value[:-1] if isinstance(value, list) else value for key, value in reply.items()}
         content = "this is not json {" if malformed else json.dumps(reply, separators=(",", ":"))
         prompt_text = "".join(m.get("content") or "" for m in messages)
         prompt_tokens = count_tokens(prompt_text) + count_tokens(

@@ -1,6 +1,7 @@
-"""A failing LLM judge delays scores, never loses them: refused connections, 500s, 429s, hangs and
-truncated JSON leave records held and retried with backoff; once the judge answers, every trace is
-scored in both exporters and nothing was committed unscored or given up."""
+"""A failing LLM judge delays scores, never loses them: refused connections, 500s, 429s, hangs,
+truncated JSON and verdict lists of the wrong length leave records held and retried with backoff;
+once the judge answers, every trace is scored in both exporters and nothing was committed unscored
+or given up."""
 
 from __future__ import annotations
 
@@ -48,7 +49,8 @@ def test_judge_outages_and_bad_replies_delay_scores_without_losing_any(
                 stack.produce(10)
                 time.sleep(PHASE_S)
             judge.failing = None
-            judge.fail_next(*["malformed"] * 10)  # truncated JSON: answered, but not a verdict
+            # Answered, but unusable: truncated JSON, and verdict lists one short of the items asked about.
+            judge.fail_next(*["malformed"] * 5, *["short"] * 5)
             healthy_at = time.monotonic()
             stack.produce(20)
             ledger = stack.wait_until_scored(240)
@@ -68,4 +70,4 @@ def test_judge_outages_and_bad_replies_delay_scores_without_losing_any(
     assert committed_while_refused == 0
     assert 503 in readiness
     assert given_up == 0
-    assert outcomes["error"] <= 10, outcomes  # only truncated JSON may score `error`, never an outage
+    assert outcomes["error"] <= 10, outcomes  # only unusable answers may score `error`, never an outage
