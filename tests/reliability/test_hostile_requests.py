@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import psutil
 import pytest
 
+from testkit.hostile import nested_protobuf
 from testkit.otlp import post_traces
 from testkit.process import RagpulseProcess
 from testkit.rag_traces import encode, make_spans
@@ -107,6 +108,9 @@ def test_slow_clients_are_cut_off_and_exporters_keep_being_served(
         ("two lengths", b"Content-Length: 5\r\nContent-Length: 7\r\n\r\nabcde", b"400"),
         ("chunked garbage", b"Transfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n", b"400"),
         ("length over the limit", b"Content-Length: 999999999999\r\n\r\n", b"413"),
+        # No length and not chunked: the body is empty (an empty export, accepted); what follows is
+        # read as the next request, which is not one.
+        ("no length", b"\r\n" + b"\x0a\x00" * 10, b"200"),
     ],
 )
 def test_malformed_framing_gets_an_answer(
@@ -117,4 +121,27 @@ def test_malformed_framing_gets_an_answer(
     answer = _answer(connection)
     connection.close()
     assert answer.split(b" ")[1:2] == [status], (name, answer[:200])
+    assert post_traces(sidecar.otlp_port, encode(make_spans("openinference")))[0] == 200
+
+
+@pytest.mark.parametrize(
+    ("name", "content_type", "body"),
+    [
+        (
+            "invalid UTF-8 in JSON",
+            "application/json",
+            b'{"resourceSpans":[{"resource":{"attributes":[{"key":"\xff\xfe"}]}}]}',
+        ),
+        (
+            "JSON nested 100,000 deep",
+            "application/json",
+            b'{"resourceSpans":' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+        ),
+        ("protobuf nested 100,000 deep", "application/x-protobuf", nested_protobuf(100_000)),
+    ],
+)
+def test_undecodable_bodies_get_a_400_and_nothing_else(
+    sidecar: RagpulseProcess, name: str, content_type: str, body: bytes
+) -> None:
+    assert post_traces(sidecar.otlp_port, body, content_type)[0] == 400, name
     assert post_traces(sidecar.otlp_port, encode(make_spans("openinference")))[0] == 200
