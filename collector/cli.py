@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from collector import __version__
+from collector.logs import quiet_libraries
 
 if TYPE_CHECKING:
     from collector.config import Settings
@@ -187,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    quiet_libraries(logging.getLogger().level)
     try:
         return args.handler(args)
     except (ValidationError, FileNotFoundError) as exc:

@@ -28,18 +28,45 @@ class RateLimitedLog:
         logger.error(message + suffix, *args, exc_info=exc if logger.isEnabledFor(logging.DEBUG) else None)
 
 
-class RateLimitFilter(logging.Filter):
-    """For a library's logger that logs every retry of an outage (the OTel OTLP exporter logs each
-    attempt): one record per `interval_s` passes, so the cause stays visible without a flood."""
+class OneLineFilter(logging.Filter):
+    """For chatty libraries (kafka-python logs a traceback for every dropped connection of a broker
+    outage, the OTel OTLP exporter a line for every retry): drop the traceback unless DEBUG, and let
+    each message template through once per `interval_s`, so an outage reads as a few clear lines."""
 
     def __init__(self, interval_s: float = 30.0) -> None:
         super().__init__()
         self.interval_s = interval_s
-        self._last = -float("inf")
+        self._last: dict[tuple[str, object], float] = {}
 
     def filter(self, record: logging.LogRecord) -> bool:
         now = time.monotonic()
-        if now - self._last < self.interval_s:
+        key = (record.name, record.msg)
+        if now - self._last.get(key, -float("inf")) < self.interval_s:
             return False
-        self._last = now
+        if len(self._last) > 1000:  # message templates are few; formatted messages are not: stay bounded
+            self._last.clear()
+        self._last[key] = now
+        if not logging.getLogger().isEnabledFor(logging.DEBUG):
+            record.exc_info, record.exc_text, record.stack_info = None, None, None
         return True
+
+
+def quiet_libraries(level: int) -> None:
+    """kafka-python logs every metadata refresh at INFO and every broken connection at ERROR with a
+    traceback: at WARNING unless ragpulse runs at DEBUG, one line per message template per 30 s."""
+    kafka = logging.getLogger("kafka")
+    if level > logging.DEBUG:
+        kafka.setLevel(logging.WARNING)
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(_KafkaOnly(OneLineFilter()))
+
+
+class _KafkaOnly(logging.Filter):
+    """Applies `inner` to kafka-python's records only (a handler filter sees records of every logger)."""
+
+    def __init__(self, inner: logging.Filter) -> None:
+        super().__init__()
+        self._inner = inner
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.name.startswith("kafka") or self._inner.filter(record)

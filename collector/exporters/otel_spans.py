@@ -28,14 +28,14 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from collector import __version__
 from collector.exporters import score_label
 from collector.exporters.held_spans import HeldSpanProcessor
-from collector.logs import RateLimitFilter
+from collector.logs import OneLineFilter
 from collector.metrics import EXPORT_ERRORS
 from collector.records import RagRecord
 from collector.stages import Evaluation, Outcome
 
 logger = logging.getLogger(__name__)
 # The SDK exporter logs every attempt of an outage; `held_spans` says what it means for the offsets.
-logging.getLogger("opentelemetry.exporter.otlp.proto.http.trace_exporter").addFilter(RateLimitFilter(30.0))
+logging.getLogger("opentelemetry.exporter.otlp.proto.http.trace_exporter").addFilter(OneLineFilter(30.0))
 
 EVALUATION_EVENT = "gen_ai.evaluation.result"
 
