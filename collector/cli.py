@@ -191,12 +191,23 @@ def main(argv: list[str] | None = None) -> int:
     quiet_libraries(logging.getLogger().level)
     try:
         return args.handler(args)
-    except (ValidationError, FileNotFoundError) as exc:
+    except ValidationError as exc:
+        print(f"ragpulse: configuration error: {_without_inputs(exc)}", file=sys.stderr)
+        return 2
+    except FileNotFoundError as exc:
         print(f"ragpulse: configuration error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # e.g. a port already taken: the message names it and the setting that moves it
         print(f"ragpulse: {exc}", file=sys.stderr)
         return 2
+
+
+def _without_inputs(exc: ValidationError) -> str:
+    """Where and what, never the value given: a mistyped secret (a header, a key) must not be printed."""
+    return "; ".join(
+        f"{'.'.join(str(part) for part in error['loc']) or 'settings'}: {error['msg']}"
+        for error in exc.errors(include_input=False, include_url=False)
+    )
 
 
 if __name__ == "__main__":

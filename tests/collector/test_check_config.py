@@ -47,3 +47,17 @@ def test_an_llm_judge_and_kafka_are_described_and_no_secret_is_printed() -> None
     settings = json.loads(result.stdout.split("effective settings (secrets masked):\n", 1)[1])
     assert settings["kafka"]["options"]["security_protocol"] == "SASL_SSL"
     assert settings["judge"]["api_key"] == settings["kafka"]["options"]["sasl_plain_password"] == "**********"
+
+
+def test_an_invalid_setting_is_one_line_that_never_repeats_the_value(tmp_path) -> None:
+    """A secret given the wrong type (a numeric token as a header) is named, not printed."""
+    config = tmp_path / "ragpulse.yaml"
+    config.write_text(
+        "otel_export:\n  endpoint: http://tempo:4318/v1/traces\n  headers: {authorization: 987654321}\n"
+        "kafka:\n  max_record_bytes: lots\n"
+    )
+    result = check_config("--config", str(config))
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "987654321" not in result.stderr and "lots" not in result.stderr
+    assert "otel_export.headers.authorization: Input should be a valid string" in result.stderr
+    assert "kafka.max_record_bytes: Input should be a valid integer" in result.stderr
