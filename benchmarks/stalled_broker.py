@@ -23,12 +23,13 @@ import time
 import uuid
 from pathlib import Path
 
-from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer
+from kafka import KafkaAdminClient, KafkaProducer
 from kafka.admin import NewTopic
 from opentelemetry.proto.trace.v1.trace_pb2 import TracesData
 
 from ragpulse_sdk import attributes
 from testkit.kafka_broker import FaultyBroker
+from testkit.kafka_read import read_topic
 from testkit.process import RagpulseProcess
 from testkit.rag_traces import Collect, RagCase, encode, make_spans, provider
 from testkit.scrape import scrape
@@ -70,13 +71,6 @@ def produce(bootstrap: str, topic: str, good: int, bad: int) -> int:
     return spans
 
 
-def dead_letters_on(bootstrap: str, topic: str) -> int:
-    consumer = KafkaConsumer(topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest", group_id=None)
-    count = sum(len(batch) for batch in consumer.poll(timeout_ms=5000).values())
-    consumer.close()
-    return count
-
-
 def run(broker: FaultyBroker, good: int, bad: int, freeze: bool) -> None:
     bootstrap = broker.bootstrap
     topic = f"bench_spans_{uuid.uuid4().hex[:8]}"
@@ -116,9 +110,9 @@ def run(broker: FaultyBroker, good: int, bad: int, freeze: bool) -> None:
             if freeze:
                 broker.resume()
         deadline = time.monotonic() + 60
-        while dead_letters_on(bootstrap, f"{topic}.dlq") < bad and time.monotonic() < deadline:
+        while len(read_topic(bootstrap, f"{topic}.dlq")) < bad and time.monotonic() < deadline:
             time.sleep(1)
-        letters = dead_letters_on(bootstrap, f"{topic}.dlq")
+        letters = len(read_topic(bootstrap, f"{topic}.dlq"))
     state = "frozen (SIGSTOP)" if freeze else "up"
     scoring = elapsed - QUIET_PERIOD_S
     print(

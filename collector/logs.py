@@ -31,14 +31,17 @@ class RateLimitedLog:
 class OneLineFilter(logging.Filter):
     """For chatty libraries (kafka-python logs a traceback for every dropped connection of a broker
     outage, the OTel OTLP exporter a line for every retry): drop the traceback unless DEBUG, and let
-    each message template through once per `interval_s`, so an outage reads as a few clear lines."""
+    each message template through once per `interval_s`, so an outage reads as a few clear lines.
+    With `only`, records of other loggers pass untouched (for a filter on a handler, which sees all)."""
 
-    def __init__(self, interval_s: float = 30.0) -> None:
+    def __init__(self, interval_s: float = 30.0, only: str = "") -> None:
         super().__init__()
-        self.interval_s = interval_s
+        self.interval_s, self.only = interval_s, only
         self._last: dict[tuple[str, object], float] = {}
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if not record.name.startswith(self.only):
+            return True
         now = time.monotonic()
         key = (record.name, record.msg)
         if now - self._last.get(key, -float("inf")) < self.interval_s:
@@ -53,20 +56,9 @@ class OneLineFilter(logging.Filter):
 
 def quiet_libraries(level: int) -> None:
     """kafka-python logs every metadata refresh at INFO and every broken connection at ERROR with a
-    traceback: at WARNING unless ragpulse runs at DEBUG, one line per message template per 30 s."""
-    kafka = logging.getLogger("kafka")
+    traceback: at WARNING unless ragpulse runs at DEBUG, one line per message template per 30 s.
+    On the handlers, since a logger's filter does not see its children's records."""
     if level > logging.DEBUG:
-        kafka.setLevel(logging.WARNING)
+        logging.getLogger("kafka").setLevel(logging.WARNING)
         for handler in logging.getLogger().handlers:
-            handler.addFilter(_KafkaOnly(OneLineFilter()))
-
-
-class _KafkaOnly(logging.Filter):
-    """Applies `inner` to kafka-python's records only (a handler filter sees records of every logger)."""
-
-    def __init__(self, inner: logging.Filter) -> None:
-        super().__init__()
-        self._inner = inner
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not record.name.startswith("kafka") or self._inner.filter(record)
+            handler.addFilter(OneLineFilter(only="kafka"))

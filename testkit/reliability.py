@@ -15,9 +15,10 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer
+from kafka import KafkaAdminClient, KafkaProducer
 from kafka.structs import TopicPartition
 
+from testkit.kafka_read import committed_offsets, read_topic
 from testkit.otlp_sink import OtlpSink
 from testkit.process import RagpulseProcess, http_status
 from testkit.rag_traces import RagCase, encode, make_spans
@@ -135,8 +136,8 @@ class Stack:
     def results(self) -> Counter[str]:
         """Result records per trace id on the results topic, read from the start."""
         return Counter(
-            str(json.loads(value)["trace_id"])
-            for value in read_topic(self.results_bootstrap, self.results_topic)
+            str(json.loads(record.value)["trace_id"])
+            for record in read_topic(self.results_bootstrap, self.results_topic)
         )
 
     def ledger(self) -> Ledger:
@@ -162,43 +163,14 @@ class Stack:
 
     def committed(self) -> int:
         """The group's committed offsets on the spans topic, summed over partitions."""
-        consumer = KafkaConsumer(
-            bootstrap_servers=self.bootstrap, group_id=self.name, enable_auto_commit=False
-        )
-        try:
-            partitions = [TopicPartition(self.spans_topic, p) for p in range(self.partitions)]
-            return sum(consumer.committed(tp) or 0 for tp in partitions)
-        finally:
-            consumer.close(autocommit=False)
+        partitions = [TopicPartition(self.spans_topic, p) for p in range(self.partitions)]
+        return sum(committed_offsets(self.bootstrap, self.name, partitions).values())
 
     def close(self) -> None:
         for replica in self.replicas:
             if replica.process is not None and replica.process.poll() is None:
                 replica.stop()
         self._producer.close(5)
-
-
-def read_topic(bootstrap: str, topic: str, timeout_s: float = 120.0) -> list[bytes]:
-    """Every value on `topic` now, from the beginning of each partition to its end offset; raises
-    rather than return part of it (a short read would count scored traces as lost)."""
-    consumer = KafkaConsumer(
-        bootstrap_servers=bootstrap, enable_auto_commit=False, fetch_max_bytes=64 * 2**20
-    )
-    try:
-        partitions = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())]
-        consumer.assign(partitions)
-        consumer.seek_to_beginning(*partitions)
-        ends = consumer.end_offsets(partitions)
-        values: list[bytes] = []
-        deadline = time.monotonic() + timeout_s
-        while any(consumer.position(tp) < ends[tp] for tp in partitions):
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"read {len(values)} records of {topic} in {timeout_s}s, not all of them")
-            for batch in consumer.poll(timeout_ms=200).values():
-                values.extend(record.value for record in batch)
-        return values
-    finally:
-        consumer.close()
 
 
 def status(replica: RagpulseProcess, path: str) -> int:

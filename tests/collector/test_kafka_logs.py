@@ -26,6 +26,7 @@ from collector.stages import Received
 from collector.status_server import StatusServer
 from testkit.collector_runner import wait_for
 from testkit.genai_logs import QUESTION, assembled_spans, chat_with_message_logs, message_events
+from testkit.kafka_read import committed_offsets
 from testkit.rag_traces import Collect, encode, make_spans
 
 
@@ -41,14 +42,6 @@ def _config(bootstrap: str, topic: str, logs_topic: str | None = None, **more: A
 def _receiver(bootstrap: str, spans_topic: str, logs_topic: str) -> tuple[KafkaReceiver, KafkaConfig]:
     config = _config(bootstrap, spans_topic, logs_topic)
     return KafkaReceiver(config, KafkaDeadLetters(bootstrap, config.dlq_topic)), config
-
-
-def _committed(bootstrap: str, group_id: str, partitions: list[TopicPartition]) -> dict[TopicPartition, int]:
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group_id)
-    try:
-        return {tp: consumer.committed(tp) or 0 for tp in partitions}
-    finally:
-        consumer.close()
 
 
 def test_log_record_on_logs_topic_joins_its_span(kafka_bootstrap: str, kafka_topic) -> None:
@@ -76,7 +69,7 @@ def test_log_record_on_logs_topic_joins_its_span(kafka_bootstrap: str, kafka_top
     partitions = [TopicPartition(t, p) for t in (spans_topic, logs_topic) for p in (0, 1)]
     committed = {
         tp: offset
-        for tp, offset in _committed(kafka_bootstrap, config.group_id, partitions).items()
+        for tp, offset in committed_offsets(kafka_bootstrap, config.group_id, partitions).items()
         if offset
     }
     assert sorted(committed.values()) == [1, 1]  # one record read and committed on each topic
@@ -125,7 +118,7 @@ def test_unexpected_error_and_bad_logs_record_are_dead_lettered(kafka_bootstrap:
     assert by_reason["internal_error"][DETAIL_HEADER] == ("RuntimeError: " + "x" * 400)[:300]
     assert by_reason["internal_error"][SOURCE_HEADER] == "kafka"
     assert by_reason["malformed_protobuf"][SOURCE_HEADER] == "kafka/logs"
-    committed = _committed(
+    committed = committed_offsets(
         kafka_bootstrap, config.group_id, [TopicPartition(spans_topic, 0), TopicPartition(logs_topic, 0)]
     )
     assert committed == {TopicPartition(spans_topic, 0): 2, TopicPartition(logs_topic, 0): 1}
@@ -172,7 +165,7 @@ def test_a_record_too_large_for_the_dead_letter_topic_is_cut_to_fit_and_its_offs
     assert headers[REASON_HEADER] == "too_large"
     assert headers[TRUNCATED_HEADER] == "2000001"
     assert 0 < len(letter.value) < 1024 * 1024
-    assert _committed(kafka_bootstrap, config.group_id, [TopicPartition(topic, 0)]) == {
+    assert committed_offsets(kafka_bootstrap, config.group_id, [TopicPartition(topic, 0)]) == {
         TopicPartition(topic, 0): 2
     }
 
@@ -201,7 +194,10 @@ def test_a_replica_joining_gets_the_offsets_the_other_finished_committed_at_the_
         second.start(lambda received: received.ack.release())
         wait_for(lambda: second.ready, 60, "the second replica's assignment")
         wait_for(
-            lambda: _committed(kafka_bootstrap, config.group_id, partitions) == dict.fromkeys(partitions, 10),
+            lambda: (
+                committed_offsets(kafka_bootstrap, config.group_id, partitions)
+                == dict.fromkeys(partitions, 10)
+            ),
             30,
             "the offsets committed when the first replica's partitions were revoked",
         )

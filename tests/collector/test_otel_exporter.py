@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import threading
 from collections.abc import Iterator
 
@@ -19,6 +18,7 @@ from collector.records import RagRecord, RetrievedNode
 from collector.spans import Span
 from collector.stages import Evaluation, Outcome, Received
 from testkit.otlp_sink import OtlpSink, SinkMode
+from testkit.process import free_port
 
 TRACE_ID = "0af7651916cd43dd8448eb211c80319c"
 ANCHOR_SPAN_ID = "b7ad6b7169203331"
@@ -131,12 +131,6 @@ def test_one_span_per_metric_in_the_evaluated_trace(capture: tuple[Capture, str]
     assert errored.attributes["error.type"] == "evaluation_error"
     assert errored.raw.status.code == trace_pb2.Status.STATUS_CODE_ERROR
     assert errored.raw.status.message == "judge timed out after 30 s"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def test_unreachable_endpoint_is_counted_not_raised() -> None:

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import gzip
 import json
-import time
 
 import psutil
 import pytest
-from kafka import KafkaConsumer
-from kafka.structs import TopicPartition
 
 from collector.deadletter import LogDeadLetters
 from collector.demo_corpus import TOPICS
@@ -17,6 +14,7 @@ from collector.receivers.otlp import OtlpConfig
 from collector.receivers.otlp_http import OtlpHttpReceiver
 from ragpulse_sdk import KafkaSpanExporter
 from testkit.collector_runner import wait_for
+from testkit.kafka_read import read_topic
 from testkit.openai_server import ScriptedOpenAIServer
 from testkit.otlp import post_traces
 from testkit.process import RagpulseProcess, http_status
@@ -60,20 +58,8 @@ class Capture:
         self.receiver.shutdown()
 
 
-def _consume_all(bootstrap: str, topic: str, partitions_count: int = 1) -> list[tuple[bytes, bytes]]:
-    """Every record now in `topic`: read up to the end offsets, however long the first fetch takes."""
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
-    partitions = [TopicPartition(topic, p) for p in range(partitions_count)]
-    consumer.assign(partitions)
-    consumer.seek_to_beginning(*partitions)
-    end = consumer.end_offsets(partitions)
-    records: list[tuple[bytes, bytes]] = []
-    deadline = time.monotonic() + 60
-    while any(consumer.position(p) < end[p] for p in partitions) and time.monotonic() < deadline:
-        for batch in consumer.poll(timeout_ms=500).values():
-            records.extend((m.key, m.value) for m in batch)
-    consumer.close()
-    return records
+def _values(bootstrap: str, topic: str) -> list[bytes]:
+    return [record.value for record in read_topic(bootstrap, topic)]
 
 
 def test_200_traces_30_hallucinated_end_to_end(kafka_bootstrap: str, kafka_topic) -> None:
@@ -158,9 +144,7 @@ def test_restart_after_sigkill_loses_no_sampled_trace(kafka_bootstrap: str, kafk
     first = RagpulseProcess(*args, env={**env, "RAGPULSE_KAFKA__COMMIT_INTERVAL_S": "600"}).start()
 
     def scores_on_topic() -> int:
-        return sum(
-            json.loads(v)["metric"] == "faithfulness" for _, v in _consume_all(kafka_bootstrap, results)
-        )
+        return sum(json.loads(v)["metric"] == "faithfulness" for v in _values(kafka_bootstrap, results))
 
     # Wait for scores that reached the topic, not just /metrics: only those can be read back.
     wait_for(lambda: scores_on_topic() >= 20, 120, "some scores on the results topic before the kill")
@@ -168,13 +152,13 @@ def test_restart_after_sigkill_loses_no_sampled_trace(kafka_bootstrap: str, kafk
     with RagpulseProcess(*args, env=env) as second:
 
         def all_evaluated() -> bool:
-            faithfulness = [json.loads(v) for _, v in _consume_all(kafka_bootstrap, results)]
+            faithfulness = [json.loads(v) for v in _values(kafka_bootstrap, results)]
             return len({r["trace_id"] for r in faithfulness if r["metric"] == "faithfulness"}) >= 150
 
         wait_for(all_evaluated, 180, "every trace evaluated at least once")
         scrape_duplicates = scrape(second.metrics_port).value("ragpulse_dropped_total", reason="duplicate")
         assert second.stop() == 0
-    records = [json.loads(v) for _, v in _consume_all(kafka_bootstrap, results)]
+    records = [json.loads(v) for v in _values(kafka_bootstrap, results)]
     faithfulness = [r for r in records if r["metric"] == "faithfulness"]
     print(f"faithfulness results: {len(faithfulness)} for 150 traces")
     assert len({r["trace_id"] for r in faithfulness}) == 150  # none lost

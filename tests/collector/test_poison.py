@@ -13,13 +13,14 @@ import json
 import time
 from collections.abc import Callable
 
-from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer
+from kafka import KafkaProducer
 from kafka.structs import TopicPartition
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 
 from collector.deadletter import REASON_HEADER
 from testkit.collector_runner import wait_for
 from testkit.hostile import nested_protobuf
+from testkit.kafka_read import committed_offsets, read_topic
 from testkit.process import RagpulseProcess, http_status
 from testkit.rag_traces import Collect, RagCase, encode, make_spans, provider
 from testkit.scrape import scrape
@@ -109,31 +110,7 @@ def records() -> tuple[list[tuple[str, bytes]], set[str]]:
 
 def dead_letters(bootstrap: str, topic: str) -> list[str]:
     """The reason header of every record now on the dead-letter topic."""
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
-    partitions = [TopicPartition(topic, p) for p in consumer.partitions_for_topic(topic) or ()]
-    if not partitions:
-        consumer.close()
-        return []
-    consumer.assign(partitions)
-    consumer.seek_to_beginning(*partitions)
-    end = consumer.end_offsets(partitions)
-    reasons: list[str] = []
-    deadline = time.monotonic() + 30
-    while any(consumer.position(p) < end[p] for p in partitions) and time.monotonic() < deadline:
-        for batch in consumer.poll(timeout_ms=500).values():
-            reasons += [dict(m.headers)[REASON_HEADER].decode() for m in batch]
-    consumer.close()
-    return reasons
-
-
-def committed(bootstrap: str, group: str, partition: TopicPartition) -> int | None:
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="poison-test")
-    try:
-        offsets = admin.list_group_offsets({group: [partition]})
-    finally:
-        admin.close()
-    found = offsets.get(group, {}).get(partition)
-    return None if found is None else found.offset
+    return [dict(record.headers)[REASON_HEADER].decode() for record in read_topic(bootstrap, topic)]
 
 
 def test_poison_is_dead_lettered_once_committed_past_and_the_process_lives_on(
@@ -172,7 +149,7 @@ def test_poison_is_dead_lettered_once_committed_past_and_the_process_lives_on(
         wait_for(lambda: scored() == good, 120, f"every good trace scored ({sorted(good)})")
         partition = TopicPartition(topic, 0)
         wait_for(
-            lambda: committed(kafka_bootstrap, group, partition) == len(produced),
+            lambda: committed_offsets(kafka_bootstrap, group, [partition])[partition] == len(produced),
             60,
             "a commit past every record",
         )

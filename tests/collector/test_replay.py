@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from kafka import KafkaConsumer
 from kafka.structs import TopicPartition
 
-from tests.collector.test_pipeline_e2e import _consume_all, _produce
+from tests.collector.test_pipeline_e2e import _produce, _values
 
 
 def _now() -> str:
@@ -59,9 +59,7 @@ def test_replay_evaluates_exactly_the_time_range(kafka_bootstrap: str, kafka_top
     assert replay.returncode == 0, replay.stderr[-3000:]
     assert "replayed 30 records" in replay.stdout
     faithfulness = [
-        r
-        for r in (json.loads(v) for _, v in _consume_all(kafka_bootstrap, results))
-        if r["metric"] == "faithfulness"
+        r for r in (json.loads(v) for v in _values(kafka_bootstrap, results)) if r["metric"] == "faithfulness"
     ]
     assert len({r["trace_id"] for r in faithfulness}) == 30
     assert sum(r["outcome"] == "failed" for r in faithfulness) >= 4

@@ -19,6 +19,7 @@ from collector.deadletter import REASON_HEADER, KafkaDeadLetters
 from collector.stages import DeadLetter
 from testkit.collector_runner import RunningCollector, wait_for
 from testkit.kafka_broker import FaultyBroker
+from testkit.kafka_read import committed_offsets
 from testkit.otlp import post_traces
 from testkit.rag_traces import RagCase, encode, make_spans
 from testkit.scrape import scrape
@@ -155,19 +156,13 @@ def test_offsets_wait_until_the_results_topic_has_the_scores(
                 "the five traces evaluated while the results broker is frozen",
             )
             time.sleep(3)  # many flush and commit rounds
-            assert _committed(kafka_bootstrap, group, partition) in (None, 0)
+            assert committed_offsets(kafka_bootstrap, group, [partition])[partition] in (None, 0)
         finally:
             faulty_broker.resume()
         wait_for(
-            lambda: _committed(kafka_bootstrap, group, partition) == 5, 90, "the offsets after the results"
+            lambda: committed_offsets(kafka_bootstrap, group, [partition])[partition] == 5,
+            90,
+            "the offsets after the results",
         )
         documents = [json.loads(r.value) for r in _read_all(faulty_broker, results_topic, 5)]
     assert len(documents) == 5
-
-
-def _committed(bootstrap: str, group: str, partition: TopicPartition) -> int | None:
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group)
-    try:
-        return consumer.committed(partition)
-    finally:
-        consumer.close()

@@ -11,9 +11,10 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from testkit.collector_runner import wait_for
 from testkit.hostile import nested_protobuf
+from testkit.kafka_read import read_topic
 from testkit.otlp_sink import OtlpSink
 from testkit.rag_traces import encode, make_spans
-from testkit.reliability import Stack, read_topic, status
+from testkit.reliability import Stack, status
 from tests.reliability.conftest import Report
 
 

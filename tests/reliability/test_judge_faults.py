@@ -10,10 +10,11 @@ import time
 from collections import Counter
 
 from testkit.collector_runner import wait_for
+from testkit.kafka_read import read_topic
 from testkit.openai_server import ScriptedOpenAIServer
 from testkit.otlp_sink import OtlpSink
 from testkit.process import free_port
-from testkit.reliability import Stack, counter, read_topic, status
+from testkit.reliability import Stack, counter, status
 from testkit.scrape import scrape
 from tests.reliability.conftest import Report
 
@@ -56,7 +57,7 @@ def test_judge_outages_and_bad_replies_delay_scores_without_losing_any(
             ledger = stack.wait_until_scored(240)
             recovered_s = time.monotonic() - healthy_at
             wait_for(lambda: status(replica, "/readyz") == 200, 90, "ready again without any new traffic")
-            documents = [json.loads(v) for v in read_topic(stack.bootstrap, stack.results_topic)]
+            documents = [json.loads(r.value) for r in read_topic(stack.bootstrap, stack.results_topic)]
             given_up = counter(replica, "ragpulse_dropped_total", reason="judge_unavailable")
             calls = scrape(replica.metrics_port).by_label("ragpulse_judge_requests_total", "outcome")
     finally:
