@@ -15,11 +15,19 @@ from pathlib import Path
 
 import psutil
 
+_handed_out: set[int] = set()
+
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A port nothing listens on, never one this process handed out before: the kernel may offer a port
+    again as soon as its probing socket closes, and two settings given the same port collide at bind."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port: int = s.getsockname()[1]
+        if port not in _handed_out:
+            _handed_out.add(port)
+            return port
 
 
 def tree_memory_mib(pid: int) -> float:
