@@ -30,6 +30,7 @@ from collector.pipeline import EvaluationConfig
 from collector.receivers.kafka import KafkaConfig
 from collector.receivers.otlp import OtlpConfig
 from collector.sampling import SamplingConfig
+from collector.verdicts import VerdictLimits
 
 
 class Settings(BaseSettings):
@@ -48,6 +49,12 @@ class Settings(BaseSettings):
     labels: LabelsConfig = Field(default_factory=LabelsConfig)
     otel_export: OtelExportConfig = Field(default_factory=OtelExportConfig)
     results: KafkaResultsConfig = Field(default_factory=KafkaResultsConfig)
+    verdicts: VerdictLimits = Field(default_factory=VerdictLimits)
+    hide_texts: bool = Field(
+        False,
+        description="Evaluation spans, the results topic and the page keep scores, verdicts and ids, never "
+        "the question, answer, passages, claims or reasons: for answers that hold personal data.",
+    )
     metrics_host: str = "127.0.0.1"
     metrics_port: int = Field(9464, ge=0, le=65535, description="/metrics, /healthz, /readyz.")
     log_records: bool = Field(False, description="Log one structured line per extracted RagRecord.")

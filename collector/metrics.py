@@ -33,6 +33,14 @@ EVALUATIONS = Counter(
     ["metric", "service", "route", "outcome"],
     registry=REGISTRY,
 )
+FAILURES = Counter(
+    "ragpulse_failures",
+    "Failed evaluations by cause (no_context, irrelevant_context, incomplete_context: the retriever's; "
+    "unsupported_claim, contradicted_claim, off_topic, refusal, incorrect_answer, criteria: the "
+    "generator's).",
+    ["metric", "cause", "service"],
+    registry=REGISTRY,
+)
 
 # Pipeline
 SPANS_RECEIVED = Counter(
@@ -87,7 +95,12 @@ JUDGE_TOKENS = Counter(
     ["judge", "model", "kind"],
     registry=REGISTRY,
 )
-JUDGE_COST = Counter("ragpulse_judge_cost_usd", "Estimated judge spend in US dollars.", registry=REGISTRY)
+JUDGE_COST = Counter(
+    "ragpulse_judge_cost_usd",
+    "Estimated judge spend in US dollars (from judge.prices_per_million).",
+    ["judge", "model"],
+    registry=REGISTRY,
+)
 JUDGE_LATENCY = Histogram(
     "ragpulse_judge_latency_seconds", "Judge request latency.", buckets=LATENCY_BUCKETS, registry=REGISTRY
 )
@@ -114,6 +127,14 @@ CIRCUIT_OPEN = Gauge(
 EXPORT_ERRORS = Counter(
     "ragpulse_export_errors",
     "Evaluations (or dead letters) an exporter failed to deliver, by exporter (otlp, kafka, dead_letters).",
+    ["exporter"],
+    registry=REGISTRY,
+)
+
+VERDICTS_TRUNCATED = Counter(
+    "ragpulse_verdicts_truncated",
+    "Verdicts left out of an evaluation's span, result or stored record (beyond verdicts.max_items), by "
+    "exporter (otlp, kafka, store).",
     ["exporter"],
     registry=REGISTRY,
 )

@@ -139,9 +139,9 @@ def build_exporters(settings: Settings) -> list[EvaluationExporter]:
         )
     ]
     if settings.otel_export.endpoint:
-        exporters.append(OtelSpanExporter(settings.otel_export))
+        exporters.append(OtelSpanExporter(settings.otel_export, settings.verdicts, settings.hide_texts))
     if settings.results.bootstrap_servers:
-        exporters.append(KafkaResultsExporter(settings.results))
+        exporters.append(KafkaResultsExporter(settings.results, settings.verdicts, settings.hide_texts))
     return exporters
 
 

@@ -18,7 +18,7 @@ from typing import Protocol
 
 from collector.records import RagRecord
 from collector.spans import LogEvent, Span
-from evaluators import Outcome, TestCase
+from evaluators import Outcome, TestCase, VerdictRecord
 
 __all__ = [
     "Ack",
@@ -141,6 +141,10 @@ class Evaluation:
     judge: str  # "offline", "openai", "cascade"
     judge_model: str
     duration_s: float = 0.0
+    cause: str | None = None  # why it failed (an `evaluators.Cause`); None unless failed
+    verdicts: tuple[VerdictRecord, ...] = ()  # the judged items behind the score (claims, statements, ...)
+    tokens: int = 0  # what the judge spent on this metric (the claims shared by metrics count once)
+    cost_usd: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

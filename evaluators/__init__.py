@@ -6,6 +6,7 @@ Imports nothing from `collector`; usable on its own like ragas or deepeval.
 """
 
 from evaluators.case import CaseField, MissingFieldError, TestCase
+from evaluators.causes import STAGE, Cause, failure_causes, is_refusal, passage_relevance
 from evaluators.evaluate import a_evaluate, a_evaluate_case, evaluate
 from evaluators.judges.accounting import CallRecord, Price
 from evaluators.judges.base import Judge, JudgeError, JudgeInfo, Usage
@@ -40,6 +41,7 @@ from evaluators.result import (
 )
 
 __all__ = [
+    "STAGE",
     "AnswerCorrectness",
     "AnswerRelevancy",
     "AnswerRelevancySimilarity",
@@ -48,6 +50,7 @@ __all__ = [
     "CallRecord",
     "CaseField",
     "CaseResult",
+    "Cause",
     "ContextEntityRecall",
     "ContextUtilization",
     "ContextualPrecision",
@@ -75,6 +78,9 @@ __all__ = [
     "a_evaluate_case",
     "create_metric",
     "evaluate",
+    "failure_causes",
+    "is_refusal",
     "metric_names",
+    "passage_relevance",
     "required_inputs",
 ]

@@ -18,6 +18,19 @@ class Outcome(StrEnum):
     UNMEASURED = "unmeasured"  # the score is undefined for this case (e.g. no claims, missing field)
 
 
+# What each verdict means, by the question asked (`check`): the words a person reads on the page, on
+# evaluation spans and in the results topic.
+_LABELS: dict[str, dict[str, str]] = {
+    "supported": {"yes": "supported", "no": "contradicted", "idk": "not_found"},
+    "supported_by_expected": {"yes": "supported", "no": "contradicted", "idk": "not_found"},
+    "contradicted": {"yes": "contradicted", "no": "supported", "idk": "not_found"},
+    "contradicted_by_answer": {"yes": "contradicted", "no": "consistent", "idk": "not_addressed"},
+    "relevant": {"yes": "relevant", "no": "irrelevant", "idk": "partly_relevant"},
+    "useful": {"yes": "useful", "no": "not_useful", "idk": "not_useful"},
+    "in_context": {"yes": "found", "no": "missing"},
+}
+
+
 class VerdictRecord(BaseModel):
     """One judged item, kept so a person can see why a score is what it is."""
 
@@ -25,8 +38,17 @@ class VerdictRecord(BaseModel):
     item: str
     verdict: str  # yes / no / idk, or a label such as tp / fp / fn
     reason: str = ""
+    # The references that decide the verdict, 0-based: the supporting ones for a supported claim, the
+    # contradicting ones for a contradicted claim.
     supporting_ids: list[int] = Field(default_factory=list)
     check: str = ""  # which question was asked of the item (supported, relevant, ...)
+    source_ids: list[int] = Field(default_factory=list)  # passages the item was taken from (statements)
+
+    @property
+    def label(self) -> str:
+        """The verdict in words: supported / not_found / contradicted for a claim, relevant / irrelevant
+        for a statement, ...; the raw verdict where the check has no words of its own."""
+        return _LABELS.get(self.check, {}).get(self.verdict, self.verdict)
 
 
 class MetricResult(BaseModel):

@@ -29,6 +29,7 @@ from collector.metrics import EXPORT_ERRORS
 from collector.offsets import offsets_at
 from collector.records import RagRecord
 from collector.stages import Evaluation, Outcome
+from collector.verdicts import VerdictLimits
 
 logger = logging.getLogger(__name__)
 
@@ -82,10 +83,17 @@ def result_document(record: RagRecord, evaluation: Evaluation, evaluated_at: flo
 class KafkaResultsExporter:
     name = "kafka"
 
-    def __init__(self, config: KafkaResultsConfig, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        config: KafkaResultsConfig,
+        verdicts: VerdictLimits | None = None,
+        hide_texts: bool = False,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         if not config.bootstrap_servers:
             raise ValueError("the Kafka results exporter needs bootstrap_servers")
         self.config = config
+        self.verdict_limits, self.hide_texts = verdicts or VerdictLimits(), hide_texts
         self._clock = clock
         # Raises NoBrokersAvailable at start when the brokers cannot be reached: a clear error early.
         self._writer = KafkaWriter(

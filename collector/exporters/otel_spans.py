@@ -32,6 +32,7 @@ from collector.logs import OneLineFilter
 from collector.metrics import EXPORT_ERRORS
 from collector.records import RagRecord
 from collector.stages import Evaluation, Outcome
+from collector.verdicts import VerdictLimits
 
 logger = logging.getLogger(__name__)
 # The SDK exporter logs every attempt of an outage; `held_spans` says what it means for the offsets.
@@ -94,8 +95,11 @@ def evaluation_attributes(evaluation: Evaluation, max_explanation_chars: int) ->
 class OtelSpanExporter:
     name = "otlp"
 
-    def __init__(self, config: OtelExportConfig) -> None:
+    def __init__(
+        self, config: OtelExportConfig, verdicts: VerdictLimits | None = None, hide_texts: bool = False
+    ) -> None:
         self.config = config
+        self.verdict_limits, self.hide_texts = verdicts or VerdictLimits(), hide_texts
         self._provider: TracerProvider | None = None
         self._processor: HeldSpanProcessor | None = None
         if config.endpoint is None:

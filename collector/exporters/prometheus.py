@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from collector.metrics import EVALUATION_SCORE, EVALUATIONS, OTHER, LabelPolicy
+from collector.metrics import EVALUATION_SCORE, EVALUATIONS, FAILURES, OTHER, LabelPolicy
 from collector.records import RagRecord
 from collector.stages import Evaluation
 
@@ -37,6 +37,8 @@ class PrometheusExporter:
             )
             if evaluation.score is not None:
                 EVALUATION_SCORE.labels(evaluation.metric, service, route).observe(evaluation.score, exemplar)
+            if evaluation.cause is not None:
+                FAILURES.labels(evaluation.metric, evaluation.cause, service).inc(exemplar=exemplar)
 
     def force_flush(self, timeout_s: float = 10.0) -> bool:
         return True

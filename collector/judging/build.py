@@ -29,7 +29,7 @@ def count_judge_call(call: CallRecord) -> None:
         JUDGE_LATENCY.observe(call.latency_s)
     JUDGE_TOKENS.labels(call.judge, call.model, "prompt").inc(call.prompt_tokens)
     JUDGE_TOKENS.labels(call.judge, call.model, "completion").inc(call.completion_tokens)
-    JUDGE_COST.inc(call.cost_usd)
+    JUDGE_COST.labels(call.judge, call.model).inc(call.cost_usd)
 
 
 def build_llm_judge(config: JudgeConfig, breaker: CircuitBreaker | None = None) -> OpenAIJudge:

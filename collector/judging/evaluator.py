@@ -16,7 +16,7 @@ from collector.judging.scorers import CaseScorer
 from collector.metrics import CASCADE, DROPPED
 from collector.records import RagRecord
 from collector.stages import Evaluation, Outcome, Spend
-from evaluators import CaseResult, JudgeInfo, MetricResult, TestCase
+from evaluators import CaseResult, JudgeInfo, MetricResult, TestCase, failure_causes
 
 _CASCADE_METRICS = frozenset({"faithfulness", "hallucination"})
 
@@ -61,7 +61,11 @@ class RecordEvaluator:
                 second = await self.escalate_to.score(case, doubtful)
                 results.update({r.name: (r, self.escalate_to.info) for r in second.results})
                 spend = spend + _spend(second)
-        return [_evaluation(result, info) for result, info in results.values()], spend
+        causes = failure_causes(case, [result for result, _ in results.values()])
+        evaluations = [
+            _evaluation(result, info, causes.get(name)) for name, (result, info) in results.items()
+        ]
+        return evaluations, spend
 
     def _doubtful(self, result: MetricResult) -> bool:
         if result.name not in _CASCADE_METRICS:
@@ -81,7 +85,7 @@ def _spend(result: CaseResult) -> Spend:
     return Spend(result.usage.prompt_tokens + result.usage.completion_tokens, result.usage.cost_usd)
 
 
-def _evaluation(result: MetricResult, judge: JudgeInfo) -> Evaluation:
+def _evaluation(result: MetricResult, judge: JudgeInfo, cause: str | None) -> Evaluation:
     return Evaluation(
         metric=result.name,
         outcome=Outcome(result.outcome.value),
@@ -92,4 +96,8 @@ def _evaluation(result: MetricResult, judge: JudgeInfo) -> Evaluation:
         judge=judge.judge,
         judge_model=judge.model,
         duration_s=result.duration_s,
+        cause=cause,
+        verdicts=tuple(result.verdicts),
+        tokens=result.usage.prompt_tokens + result.usage.completion_tokens,
+        cost_usd=result.usage.cost_usd,
     )

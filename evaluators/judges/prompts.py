@@ -42,8 +42,8 @@ EXTRACT_INSTRUCTIONS: dict[ExtractKind, str] = {
 
 VERDICT_INSTRUCTIONS: dict[VerdictTask, str] = {
     VerdictTask.SUPPORTED: (
-        "yes if the item can be inferred from REFERENCES, no if not (unsupported or contradicted), "
-        "idk only if undecidable; ids: 0-based indexes of the supporting references"
+        "yes if the item can be inferred from REFERENCES, no if REFERENCES contradict it, idk if they "
+        "do not state it; ids: 0-based indexes of the supporting (yes) or contradicting (no) references"
     ),
     VerdictTask.CONTRADICTED: (
         "yes if REFERENCES contradict the item, no if they do not, idk if they do not address it; "

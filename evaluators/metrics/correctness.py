@@ -66,7 +66,7 @@ class NoiseSensitivity(Metric):
             relevant = {i for i, v in enumerate(usefulness) if v.verdict == "yes"}
             wanted = relevant if self.mode == "relevant" else set(range(len(nodes))) - relevant
             flags = [
-                c.verdict != "yes" and any(i in wanted for i in a.supporting_ids)
+                c.verdict != "yes" and a.verdict == "yes" and any(i in wanted for i in a.supporting_ids)
                 for c, a in zip(correctness, attribution, strict=True)
             ]
         incorrect = [claim for claim, flag in zip(claims, flags, strict=True) if flag]

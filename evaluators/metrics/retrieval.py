@@ -8,6 +8,8 @@ call, where deepeval makes one per node); entity recall 2 (entities of expected 
 from __future__ import annotations
 
 import asyncio
+import re
+from collections.abc import Sequence
 
 from evaluators import scores
 from evaluators.case import CaseField, TestCase
@@ -87,17 +89,36 @@ class ContextualRelevancy(Metric):
     required_fields = (CaseField.INPUT, CaseField.RETRIEVAL_CONTEXT)
 
     async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
-        text = "\n\n".join(case.retrieval_context or [])
+        passages = list(case.retrieval_context or [])
         judged = await session.extract_verdicts(
-            text, ExtractKind.STATEMENTS, [case.input or ""], VerdictTask.RELEVANT
+            "\n\n".join(passages), ExtractKind.STATEMENTS, [case.input or ""], VerdictTask.RELEVANT
         )
         if not judged:
             raise scores.UndefinedScoreError("the retrieval context has no statements")
         relevant = [v.verdict == "yes" for _, v in judged]
         reason = f"{sum(relevant)} of {len(judged)} context statements are relevant to the input"
-        return Scored(
-            scores.verdict_ratio(relevant), reason, [record("statement", s, v, "relevant") for s, v in judged]
-        )
+        sources = source_passages([s for s, _ in judged], passages)
+        records = [
+            record("statement", s, v, "relevant").model_copy(update={"source_ids": source})
+            for (s, v), source in zip(judged, sources, strict=True)
+        ]
+        return Scored(scores.verdict_ratio(relevant), reason, records)
+
+
+_WORD = re.compile(r"\w+")
+
+
+def source_passages(statements: Sequence[str], passages: Sequence[str]) -> list[list[int]]:
+    """The passage each statement was split from: the one sharing most of its words (statements are
+    extracted from all passages at once, in one judge call, so the judge does not say which)."""
+    pools = [set(_WORD.findall(p.lower())) for p in passages]
+    sources: list[list[int]] = []
+    for statement in statements:
+        words = set(_WORD.findall(statement.lower()))
+        overlaps = [len(words & pool) for pool in pools]
+        best = max(overlaps, default=0)
+        sources.append([overlaps.index(best)] if best > 0 else [])
+    return sources
 
 
 class ContextEntityRecall(Metric):

@@ -126,7 +126,9 @@ class OfflineJudge:
         p = model.probability(ev.features)
         if p >= model.threshold:
             return Verdict("yes", supported_reason(ev, p), ev.supporting_nodes, confidence=p)
-        return Verdict("no", unsupported_reason(ev, p), (), confidence=1.0 - p)
+        if ev.has_conflict and ev.best_window is not None:  # another number, name or polarity there
+            return Verdict("no", unsupported_reason(ev, p), (ev.best_window.node,), confidence=1.0 - p)
+        return Verdict("idk", unsupported_reason(ev, p), (), confidence=1.0 - p)
 
     def _contradicted(self, item: str, refs: list[str]) -> Verdict:
         """'yes' needs a specific conflict (swapped number or name, flipped negation) in a passage

@@ -1,0 +1,73 @@
+"""The verdicts behind a score, as the JSON every consumer sees: the results topic, evaluation spans
+and events, and the page's store all carry this one shape, bounded the same way.
+
+    {"kind": "claim", "item": "The tower is 300 m tall.", "verdict": "contradicted",
+     "passages": [0], "reason": "the context says 330"}
+
+`verdict` is the label a person reads (supported / not_found / contradicted for a claim, relevant /
+irrelevant for a statement, useful / not_useful for a passage, ...); `passages` are 0-based indexes into
+the record's retrieved passages: the ones that decide the verdict (the supporting or contradicting
+passage of a claim), or the one the item is (a passage's own verdict) or came from (a statement).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from collector.metrics import VERDICTS_TRUNCATED
+from evaluators import VerdictRecord
+
+_DECIDED_BY_PASSAGES = frozenset({"supported", "contradicted"})  # checks whose references were passages
+_ARE_PASSAGES = frozenset({("node", "useful"), ("context", "contradicted_by_answer")})
+
+
+class VerdictLimits(BaseModel):
+    """How much of the verdicts travels with a score (beyond it they are cut and counted)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    max_items: int = Field(50, ge=0, description="Verdicts per evaluation; the rest are counted, not sent.")
+    max_item_chars: int = Field(300, ge=0, description="Longer claims and statements are cut.")
+    max_reason_chars: int = Field(200, ge=0, description="Longer verdict reasons are cut.")
+
+
+def passages_of(verdict: VerdictRecord, position: int) -> list[int]:
+    """The passage indexes a verdict is about (see the module docstring); `position` is the verdict's
+    index among the verdicts of its kind (passage verdicts come in passage order)."""
+    if (verdict.kind, verdict.check) in _ARE_PASSAGES:
+        return [position]
+    if verdict.kind == "statement" and verdict.source_ids:
+        return list(verdict.source_ids)
+    if verdict.check in _DECIDED_BY_PASSAGES:
+        return list(verdict.supporting_ids)
+    return []
+
+
+def verdict_documents(
+    verdicts: Sequence[VerdictRecord], limits: VerdictLimits, exporter: str, hide_texts: bool = False
+) -> tuple[list[dict[str, Any]], int]:
+    """The JSON-ready verdicts and how many were left out; cuts are counted per exporter.
+
+    `hide_texts`: items and reasons are left out (they quote the answer and the passages); verdicts and
+    passage indexes remain."""
+    positions: dict[str, int] = {}
+    documents: list[dict[str, Any]] = []
+    for verdict in verdicts[: limits.max_items]:
+        position = positions.get(verdict.kind, 0)
+        positions[verdict.kind] = position + 1
+        document: dict[str, Any] = {
+            "kind": verdict.kind,
+            "verdict": verdict.label,
+            "passages": passages_of(verdict, position),
+        }
+        if not hide_texts:
+            document["item"] = verdict.item[: limits.max_item_chars]
+            document["reason"] = verdict.reason[: limits.max_reason_chars]
+        documents.append(document)
+    left_out = max(0, len(verdicts) - limits.max_items)
+    if left_out:
+        VERDICTS_TRUNCATED.labels(exporter).inc(left_out)
+    return documents, left_out

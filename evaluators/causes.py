@@ -1,0 +1,143 @@
+"""Why an evaluation failed, from the verdicts already computed: no judge call, no extra cost.
+
+A failed score alone does not say whom to call. The verdicts of all the metrics of one case do:
+passages that answer nothing point at the retriever, a claim a passage contradicts at the generator.
+`failure_causes` names one cause per failed metric; `STAGE` says which owner each cause belongs to
+(alerts route on it). `passage_relevance` is the per-passage view both the causes and the page use.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from enum import StrEnum
+
+from evaluators.case import TestCase
+from evaluators.result import MetricResult, Outcome
+
+
+class Cause(StrEnum):
+    NO_CONTEXT = "no_context"  # nothing was retrieved, or only empty passages
+    IRRELEVANT_CONTEXT = "irrelevant_context"  # passages were retrieved, none relevant to the question
+    INCOMPLETE_CONTEXT = "incomplete_context"  # the context lacks what the reference answer needs
+    UNSUPPORTED_CLAIM = "unsupported_claim"  # a claim the (relevant) context does not state
+    CONTRADICTED_CLAIM = "contradicted_claim"  # a claim a passage contradicts
+    OFF_TOPIC = "off_topic"  # the answer does not address the question
+    REFUSAL = "refusal"  # the answer declines or says it does not know
+    INCORRECT_ANSWER = "incorrect_answer"  # differs from the reference answer
+    CRITERIA = "criteria"  # a custom criterion (G-Eval, aspect critique) failed
+    UNKNOWN = "unknown"
+
+
+STAGE: dict[Cause, str] = {
+    Cause.NO_CONTEXT: "retrieval",
+    Cause.IRRELEVANT_CONTEXT: "retrieval",
+    Cause.INCOMPLETE_CONTEXT: "retrieval",
+    Cause.UNSUPPORTED_CLAIM: "generation",
+    Cause.CONTRADICTED_CLAIM: "generation",
+    Cause.OFF_TOPIC: "generation",
+    Cause.REFUSAL: "generation",
+    Cause.INCORRECT_ANSWER: "generation",
+    Cause.CRITERIA: "generation",
+    Cause.UNKNOWN: "unknown",
+}
+
+# Declining to answer, in the phrasings chat models use (deepeval and Bedrock ask an LLM; these are the
+# common forms, checked at the start of the answer or as the whole of a short one).
+_REFUSAL = re.compile(
+    "|".join(
+        (
+            r"^\W*i(?:'m| am) (?:sorry|afraid|unable|not able)",
+            r"^\W*(?:sorry|unfortunately)\b",
+            r"^\W*i (?:do not|don't|cannot|can't|could not|couldn't) "
+            r"(?:know|find|answer|help|say|tell|provide|determine)",
+            r"^\W*(?:i have no|there is no) (?:information|data|mention)",
+            r"^\W*(?:the )?(?:provided )?(?:context|documents?|passages?|sources?) "
+            r"(?:do(?:es)? not|don't|doesn't) (?:contain|mention|say|provide|include|specify|state)",
+        )
+    ),
+    re.IGNORECASE,
+)
+_RETRIEVAL_METRICS = frozenset({"contextual_relevancy", "contextual_precision", "context_utilization"})
+_COMPLETENESS_METRICS = frozenset({"contextual_recall", "context_entity_recall"})
+_GROUNDING_METRICS = frozenset({"faithfulness", "hallucination"})
+_RELEVANCY_METRICS = frozenset({"answer_relevancy", "answer_relevancy_similarity"})
+_REFUSAL_METRICS = _GROUNDING_METRICS | _RELEVANCY_METRICS | {"context_utilization"}
+
+
+def is_refusal(answer: str) -> bool:
+    """The answer declines, or says it cannot find the answer (in its first sentence)."""
+    return bool(_REFUSAL.search(answer.strip()[:300]))
+
+
+def passage_relevance(results: Sequence[MetricResult], passages: int) -> list[str | None]:
+    """Per retrieved passage: "relevant", "irrelevant" or None (no metric judged it).
+
+    Contextual relevancy judges the statements of each passage against the question (a passage with one
+    relevant statement is relevant); precision and utilization judge whole passages (useful or not).
+    """
+    verdicts: list[list[bool]] = [[] for _ in range(passages)]
+    for result in results:
+        for verdict in result.verdicts:
+            if verdict.check == "relevant" and verdict.kind == "statement":
+                targets = [i for i in verdict.source_ids if i < passages]
+                is_relevant = verdict.verdict != "no"
+            elif verdict.check == "useful" and verdict.kind == "node":
+                index = _node_index(result, verdict.item)
+                targets = [index] if index is not None and index < passages else []
+                is_relevant = verdict.verdict == "yes"
+            else:
+                continue
+            for index in targets:
+                verdicts[index].append(is_relevant)
+    return [None if not judged else ("relevant" if any(judged) else "irrelevant") for judged in verdicts]
+
+
+def _node_index(result: MetricResult, item: str) -> int | None:
+    """Node verdicts come in passage order: the position of `item` among the result's node verdicts."""
+    nodes = [v.item for v in result.verdicts if v.kind == "node"]
+    return nodes.index(item) if item in nodes else None
+
+
+def failure_causes(case: TestCase, results: Sequence[MetricResult]) -> dict[str, Cause]:
+    """The cause of each failed result, by metric name (results that did not fail have none)."""
+    passages = [p for p in case.retrieval_context or [] if p.strip()]
+    relevance = passage_relevance(results, len(case.retrieval_context or []))
+    judged = [r for r in relevance if r is not None]
+    context_irrelevant = bool(judged) and "relevant" not in judged
+    refusal = is_refusal(case.actual_output or "") or any(
+        r.details.get("noncommittal") is True for r in results
+    )
+    causes: dict[str, Cause] = {}
+    for result in results:
+        if result.outcome is not Outcome.FAILED:
+            continue
+        name = result.name
+        contradicted = any(v.label == "contradicted" for v in result.verdicts)
+        if name in _COMPLETENESS_METRICS:
+            cause = Cause.NO_CONTEXT if not passages else Cause.INCOMPLETE_CONTEXT
+        elif not passages and (name in _RETRIEVAL_METRICS or name in _GROUNDING_METRICS):
+            cause = Cause.NO_CONTEXT
+        elif refusal and (
+            name in _RELEVANCY_METRICS or name in _GROUNDING_METRICS or name == "context_utilization"
+        ):
+            cause = Cause.REFUSAL
+        elif name in _RETRIEVAL_METRICS:
+            cause = Cause.IRRELEVANT_CONTEXT
+        elif name in _GROUNDING_METRICS or name.startswith("noise_sensitivity"):
+            if contradicted:
+                cause = Cause.CONTRADICTED_CLAIM
+            elif context_irrelevant:
+                cause = Cause.IRRELEVANT_CONTEXT
+            else:
+                cause = Cause.UNSUPPORTED_CLAIM
+        elif name in _RELEVANCY_METRICS:
+            cause = Cause.OFF_TOPIC
+        elif name in ("answer_correctness", "answer_similarity", "factual_correctness"):
+            cause = Cause.CONTRADICTED_CLAIM if contradicted else Cause.INCORRECT_ANSWER
+        elif name.startswith(("geval_", "aspect_")):
+            cause = Cause.CRITERIA
+        else:
+            cause = Cause.UNKNOWN
+        causes[name] = cause
+    return causes
