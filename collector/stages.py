@@ -143,6 +143,8 @@ class Evaluation:
     duration_s: float = 0.0
     cause: str | None = None  # why it failed (an `evaluators.Cause`); None unless failed
     verdicts: tuple[VerdictRecord, ...] = ()  # the judged items behind the score (claims, statements, ...)
+    # Per retrieved passage, from all the record's verdicts: "relevant", "irrelevant" or None (not judged).
+    passage_relevance: tuple[str | None, ...] = ()
     tokens: int = 0  # what the judge spent on this metric (the claims shared by metrics count once)
     cost_usd: float = 0.0
 
