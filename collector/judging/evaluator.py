@@ -16,7 +16,7 @@ from collector.judging.scorers import CaseScorer
 from collector.metrics import CASCADE, DROPPED
 from collector.records import RagRecord
 from collector.stages import Evaluation, Outcome, Spend
-from evaluators import CaseResult, JudgeInfo, MetricResult, TestCase, failure_causes
+from evaluators import CaseResult, JudgeInfo, MetricResult, TestCase, failure_causes, passage_relevance
 
 _CASCADE_METRICS = frozenset({"faithfulness", "hallucination"})
 
@@ -61,9 +61,11 @@ class RecordEvaluator:
                 second = await self.escalate_to.score(case, doubtful)
                 results.update({r.name: (r, self.escalate_to.info) for r in second.results})
                 spend = spend + _spend(second)
-        causes = failure_causes(case, [result for result, _ in results.values()])
+        scored = [result for result, _ in results.values()]
+        causes = failure_causes(case, scored)
+        relevance = tuple(passage_relevance(scored, len(case.retrieval_context or [])))
         evaluations = [
-            _evaluation(result, info, causes.get(name)) for name, (result, info) in results.items()
+            _evaluation(result, info, causes.get(name), relevance) for name, (result, info) in results.items()
         ]
         return evaluations, spend
 
@@ -85,7 +87,9 @@ def _spend(result: CaseResult) -> Spend:
     return Spend(result.usage.prompt_tokens + result.usage.completion_tokens, result.usage.cost_usd)
 
 
-def _evaluation(result: MetricResult, judge: JudgeInfo, cause: str | None) -> Evaluation:
+def _evaluation(
+    result: MetricResult, judge: JudgeInfo, cause: str | None, relevance: tuple[str | None, ...]
+) -> Evaluation:
     return Evaluation(
         metric=result.name,
         outcome=Outcome(result.outcome.value),
@@ -97,6 +101,7 @@ def _evaluation(result: MetricResult, judge: JudgeInfo, cause: str | None) -> Ev
         judge_model=judge.model,
         duration_s=result.duration_s,
         cause=cause,
+        passage_relevance=relevance,
         verdicts=tuple(result.verdicts),
         tokens=result.usage.prompt_tokens + result.usage.completion_tokens,
         cost_usd=result.usage.cost_usd,
