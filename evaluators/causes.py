@@ -74,7 +74,9 @@ def passage_relevance(results: Sequence[MetricResult], passages: int) -> list[st
     """Per retrieved passage: "relevant", "irrelevant" or None (no metric judged it).
 
     Contextual relevancy judges the statements of each passage against the question (a passage with one
-    relevant statement is relevant); precision and utilization judge whole passages (useful or not).
+    relevant statement is relevant); contextual precision judges whole passages against the reference
+    answer. Context utilization is left out: a passage the answer did not use may still be relevant (an
+    off-topic answer ignores good passages).
     """
     verdicts: list[list[bool]] = [[] for _ in range(passages)]
     for result in results:
@@ -82,7 +84,7 @@ def passage_relevance(results: Sequence[MetricResult], passages: int) -> list[st
             if verdict.check == "relevant" and verdict.kind == "statement":
                 targets = [i for i in verdict.source_ids if i < passages]
                 is_relevant = verdict.verdict != "no"
-            elif verdict.check == "useful" and verdict.kind == "node":
+            elif verdict.check == "useful" and result.name == "contextual_precision":
                 index = _node_index(result, verdict.item)
                 targets = [index] if index is not None and index < passages else []
                 is_relevant = verdict.verdict == "yes"
@@ -108,6 +110,7 @@ def failure_causes(case: TestCase, results: Sequence[MetricResult]) -> dict[str,
     refusal = is_refusal(case.actual_output or "") or any(
         r.details.get("noncommittal") is True for r in results
     )
+    off_topic = any(r.name in _RELEVANCY_METRICS and r.outcome is Outcome.FAILED for r in results)
     causes: dict[str, Cause] = {}
     for result in results:
         if result.outcome is not Outcome.FAILED:
@@ -122,6 +125,8 @@ def failure_causes(case: TestCase, results: Sequence[MetricResult]) -> dict[str,
             name in _RELEVANCY_METRICS or name in _GROUNDING_METRICS or name == "context_utilization"
         ):
             cause = Cause.REFUSAL
+        elif name == "context_utilization" and not context_irrelevant:  # good passages, left unused
+            cause = Cause.OFF_TOPIC if off_topic else Cause.UNSUPPORTED_CLAIM
         elif name in _RETRIEVAL_METRICS:
             cause = Cause.IRRELEVANT_CONTEXT
         elif name in _GROUNDING_METRICS or name.startswith("noise_sensitivity"):
@@ -129,6 +134,8 @@ def failure_causes(case: TestCase, results: Sequence[MetricResult]) -> dict[str,
                 cause = Cause.CONTRADICTED_CLAIM
             elif context_irrelevant:
                 cause = Cause.IRRELEVANT_CONTEXT
+            elif off_topic:  # not an invented fact about the question: an answer to another one
+                cause = Cause.OFF_TOPIC
             else:
                 cause = Cause.UNSUPPORTED_CLAIM
         elif name in _RELEVANCY_METRICS:

@@ -107,6 +107,10 @@ def test_200_traces_30_hallucinated_end_to_end(kafka_bootstrap: str, kafka_topic
         >= 25
     )
     assert metrics.value("ragpulse_sampling_decisions_total", decision="sampled") == 200
+    # every failed evaluation has a cause; the invented numbers and years contradict a passage
+    failed = metrics.value("ragpulse_evaluations_total", metric="faithfulness", outcome="failed")
+    assert metrics.value("ragpulse_failures_total", metric="faithfulness") == failed
+    assert metrics.value("ragpulse_failures_total", metric="faithfulness", cause="contradicted_claim") >= 12
     # exemplars carry the ids of evaluated traces; evaluation spans sit in those traces under the anchor
     spans = [s for s in capture.spans if s.attributes.get("gen_ai.evaluation.name") == "faithfulness"]
     evaluated_traces = {s.trace_id for s in spans}
@@ -115,7 +119,7 @@ def test_200_traces_30_hallucinated_end_to_end(kafka_bootstrap: str, kafka_topic
     assert exemplar_ids and exemplar_ids <= evaluated_traces
     for span in spans:
         assert span.parent_span_id and span.raw.links[0].span_id.hex() == span.parent_span_id
-        assert span.attributes["gen_ai.evaluation.score.label"] in ("pass", "fail")
+        assert span.attributes["gen_ai.evaluation.score.label"] in ("passed", "failed")
         assert 0.0 <= span.attributes["gen_ai.evaluation.score.value"] <= 1.0
 
 
