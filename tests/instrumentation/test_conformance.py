@@ -178,6 +178,15 @@ def compare(
                 f"want 1 and {item['trace_id']} "
                 f"(all outcomes: {metrics.by_label('ragpulse_evaluations_total', 'outcome')})"
             )
+        if not item["grounded"]:  # the app's model swaps the passage's numbers: a contradiction, its fault
+            cause = {"metric": "faithfulness", "service": item["service"], "cause": "contradicted_claim"}
+            count = metrics.value("ragpulse_failures_total", **cause)
+            exemplar = exemplar_trace_id(metrics, "ragpulse_failures_total", **cause)
+            if count != 1 or exemplar != item["trace_id"]:
+                problems.append(
+                    f"faithfulness failure cause: contradicted_claim count {count}, exemplar {exemplar}; "
+                    f"causes: {metrics.by_label('ragpulse_failures_total', 'cause')}"
+                )
     if not {e["trace_id"] for e in expected} <= metrics.exemplar_trace_ids():
         problems.append(f"score histogram exemplars {sorted(metrics.exemplar_trace_ids())} miss a question")
     return problems
