@@ -8,7 +8,7 @@ legends and exemplar settings stay consistent across dashboards.
 from __future__ import annotations
 
 from grafana_foundation_sdk.builders import common as common_builders
-from grafana_foundation_sdk.builders import dashboard, heatmap, prometheus, stat, timeseries
+from grafana_foundation_sdk.builders import dashboard, heatmap, prometheus, stat, table, timeseries
 from grafana_foundation_sdk.builders.dashboard import Dashboard
 from grafana_foundation_sdk.models import common
 from grafana_foundation_sdk.models import heatmap as heatmap_models
@@ -16,6 +16,7 @@ from grafana_foundation_sdk.models import prometheus as prometheus_models
 from grafana_foundation_sdk.models.dashboard import (
     DashboardCursorSync,
     DataSourceRef,
+    DataTransformerConfig,
     Threshold,
     ThresholdsMode,
     VariableOption,
@@ -34,8 +35,9 @@ TEMPO = DataSourceRef(type_val="tempo", uid="${tracing}")
 PROVISIONED_PROMETHEUS_UID = "ragpulse-prometheus"
 PROVISIONED_TEMPO_UID = "ragpulse-tempo"
 
-# A selector fragment for the service/route variables of the quality dashboard.
+# Selector fragments for the variables of the quality dashboard.
 SERVICE_ROUTE = 'service=~"$service", route=~"$route"'
+METRIC = 'metric=~"$metric"'
 
 
 def new_dashboard(uid: str, title: str, description: str) -> Dashboard:
@@ -193,6 +195,45 @@ def stat_panel(
         .color_mode(common.BigValueColorMode.VALUE)
         .reduce_options(common_builders.ReduceDataOptions().calcs(["lastNotNull"]).values(False))
     )
+
+
+def ranking_table(
+    title: str,
+    description: str,
+    expr: str,
+    labels: list[str],
+    value_name: str,
+    *,
+    unit: str = "short",
+    decimals: int | None = None,
+    width: int = 12,
+) -> table.Panel:
+    """An instant query shown as a table: one column per label in `labels`, then the value, largest first."""
+    columns = {label: index for index, label in enumerate(labels)} | {"Value": len(labels)}
+    panel = (
+        table.Panel()
+        .title(title)
+        .description(description)
+        .datasource(PROMETHEUS)
+        .with_target(query(expr).instant().format(prometheus_models.PromQueryFormat.TABLE))
+        .with_transformation(
+            DataTransformerConfig(
+                id_val="organize",
+                options={
+                    "excludeByName": {"Time": True},
+                    "indexByName": columns,
+                    "renameByName": {"Value": value_name},
+                },
+            )
+        )
+        .sort_by([common_builders.TableSortByFieldState().display_name(value_name).desc(True)])
+        .unit(unit)
+        .span(width)
+        .height(8)
+    )
+    if decimals is not None:
+        panel = panel.decimals(decimals)
+    return panel
 
 
 def score_heatmap(title: str, description: str, metric: str, width: int = 12) -> heatmap.Panel:

@@ -15,6 +15,7 @@ from grafana.generator.common import (
     latency_quantiles,
     new_dashboard,
     query,
+    ranking_table,
     row,
     stat_panel,
     sum_rate,
@@ -41,16 +42,16 @@ def build() -> Dashboard:
         .with_panel(
             stat_panel(
                 "Dollars per hour",
-                "Judge spend rate over the last hour.",
-                "sum(rate(ragpulse_judge_cost_usd_total[1h])) * 3600",
+                "Judge spend rate over the last hour, selected judges and models.",
+                f"sum(rate(ragpulse_judge_cost_usd_total{{{JUDGE_MODEL}}}[1h])) * 3600",
                 unit="currencyUSD",
             )
         )
         .with_panel(
             stat_panel(
                 "Dollars in the time range",
-                "Judge spend over the dashboard's time range.",
-                "sum(increase(ragpulse_judge_cost_usd_total[$__range]))",
+                "Judge spend over the dashboard's time range, selected judges and models.",
+                f"sum(increase(ragpulse_judge_cost_usd_total{{{JUDGE_MODEL}}}[$__range]))",
                 unit="currencyUSD",
             )
         )
@@ -74,9 +75,27 @@ def build() -> Dashboard:
         )
         .with_panel(
             time_series(
-                "Dollars per hour",
-                "Judge spend rate.",
-                [query("sum(rate(ragpulse_judge_cost_usd_total[$__rate_interval])) * 3600", "USD/h")],
+                "Dollars per hour by judge and model",
+                "Judge spend rate per judge (llm, offline, ...) and model, stacked: the total is the "
+                "whole judge bill.",
+                [
+                    query(
+                        sum_rate("ragpulse_judge_cost_usd_total", "judge, model", JUDGE_MODEL) + " * 3600",
+                        "{{judge}} {{model}}",
+                    )
+                ],
+                unit="currencyUSD",
+                stacked=True,
+            )
+        )
+        .with_panel(
+            ranking_table(
+                "Spend by judge and model",
+                "Dollars per judge and model over the dashboard's time range, largest first.",
+                "sort_desc(sum by (judge, model) "
+                f"(increase(ragpulse_judge_cost_usd_total{{{JUDGE_MODEL}}}[$__range])))",
+                ["judge", "model"],
+                "USD",
                 unit="currencyUSD",
             )
         )
@@ -109,6 +128,7 @@ def build() -> Dashboard:
                 [query("sum by (stage) (rate(ragpulse_cascade_total[$__rate_interval]))", "{{stage}}")],
                 unit="reqps",
                 stacked=True,
+                width=24,
             )
         )
         .with_row(row("Reliability"))

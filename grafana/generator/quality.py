@@ -3,14 +3,20 @@
 Score panels plot the recorded 5-minute mean next to the raw histogram's 10th percentile with exemplars
 enabled: each diamond is one evaluated answer, and clicking it opens that trace in the tracing data source
 (the Prometheus data source links exemplar trace_id to Tempo, see grafana/provisioning).
+
+Failure causes say whom to call: the retriever's owners (no, irrelevant or incomplete context) or the
+prompt's (unsupported or contradicted claims, off-topic answers, refusals, ...), the same split the
+alerts route on. Which documents are behind the failures is on ragpulse's own page (hotspots link).
 """
 
 from __future__ import annotations
 
-from grafana_foundation_sdk.builders import table, tempo, timeseries
+from grafana_foundation_sdk.builders import dashboard, table, tempo, timeseries
 from grafana_foundation_sdk.builders.dashboard import Dashboard
+from grafana_foundation_sdk.models.dashboard import DashboardLinkType, VariableOption
 
 from grafana.generator.common import (
+    METRIC,
     PROVISIONED_PROMETHEUS_UID,
     PROVISIONED_TEMPO_UID,
     SERVICE_ROUTE,
@@ -19,6 +25,7 @@ from grafana.generator.common import (
     label_variable,
     new_dashboard,
     query,
+    ranking_table,
     row,
     score_heatmap,
     stat_panel,
@@ -33,6 +40,15 @@ UID = "ragpulse-quality"
 HALLUCINATION_SPIKE_SHARE = 0.2
 FAITHFULNESS_DROP_MEAN = 0.7
 RELEVANCY_DROP_MEAN = 0.6
+STAGE_FAILURE_SHARE = 0.2  # RagpulseRetrievalFailures and RagpulseGenerationFailures
+
+# ragpulse's own page (on its metrics port) lists the documents behind failures: document ids are unbounded,
+# so they are never Prometheus labels. Operators set the address of their ragpulse in this variable.
+SIDECAR_DEFAULT_URL = "http://localhost:9464"
+HOTSPOTS_URL = "${sidecar}/#hotspots"
+
+# Failures are counted per service, metric and cause: there is no route label to filter on.
+FAILURES_SELECTOR = f'service=~"$service", {METRIC}'
 
 SCORE_PANELS = (
     (
@@ -69,8 +85,10 @@ HEATMAP_METRICS = (
 )
 
 
-def _score_panel(metric: str, title: str, description: str, threshold: float | None) -> timeseries.Panel:
-    selector = f'metric="{metric}", {SERVICE_ROUTE}'
+def _score_panel(
+    metric_matcher: str, title: str, description: str, threshold: float | None
+) -> timeseries.Panel:
+    selector = f"{metric_matcher}, {SERVICE_ROUTE}"
     panel = time_series(
         title,
         f"{description} Mean over 5 minutes per service and route; the dotted p10 series carries exemplars "
@@ -96,17 +114,108 @@ def _score_panel(metric: str, title: str, description: str, threshold: float | N
     return panel
 
 
+def _selected_metric_panel() -> timeseries.Panel:
+    """One score panel per metric chosen in the `metric` variable (Grafana repeats it), so every metric
+    ragpulse scores has a panel, not only the four above."""
+    return (
+        _score_panel(
+            METRIC,
+            "Score: $metric",
+            "Scores of the selected metric (one panel per value of the Metric variable).",
+            None,
+        )
+        .repeat("metric")
+        .repeat_direction("h")
+        .max_per_row(2)
+    )
+
+
+def _hotspots_link() -> dashboard.DashboardLink:
+    return (
+        dashboard.DashboardLink("Knowledge-base hotspots (ragpulse page)")
+        .type(DashboardLinkType.LINK)
+        .url(HOTSPOTS_URL)
+        .tooltip(
+            "Documents most often behind failed evaluations, on ragpulse's own page "
+            '(its address is the "ragpulse page" variable).'
+        )
+        .icon("external link")
+        .target_blank(True)
+        .include_vars(False)
+        .keep_time(False)
+    )
+
+
+def _failure_causes_panel() -> timeseries.Panel:
+    return time_series(
+        "Failure causes",
+        "Failed evaluations per second by cause, for the selected services and metrics (failures have no "
+        "route). Retrieval causes: no_context, irrelevant_context, incomplete_context; generation causes: "
+        "unsupported_claim, contradicted_claim, off_topic, refusal, incorrect_answer, criteria. Exemplars "
+        "open a failing trace.",
+        [
+            query(
+                sum_rate("ragpulse_failures_total", "cause", FAILURES_SELECTOR),
+                "{{cause}}",
+                exemplar=True,
+            )
+        ],
+        unit="reqps",
+        stacked=True,
+    )
+
+
+def _stage_share_panel() -> timeseries.Panel:
+    return threshold_line(
+        time_series(
+            "Failure share by owner",
+            "Share of each service's decided evaluations (all metrics) that failed for a retrieval or a "
+            "generation cause over 15 minutes. The dashed line is the threshold of the alerts routed to the "
+            "retrieval owners and to the prompt owners (with at least 30 evaluations).",
+            [
+                query(
+                    "service_stage:ragpulse_failure:ratio15m"
+                    '{service=~"$service", stage=~"retrieval|generation"}',
+                    "{{service}} {{stage}}",
+                )
+            ],
+            unit="percentunit",
+            max_value=1,
+            width=24,
+        ),
+        STAGE_FAILURE_SHARE,
+        below_is_bad=False,
+    )
+
+
+def _top_causes_table() -> table.Panel:
+    expr = (
+        "topk by (service) (5, sum by (service, cause) "
+        f"(increase(ragpulse_failures_total{{{FAILURES_SELECTOR}}}[$__range])))"
+    )
+    return ranking_table(
+        "Top failure causes per service",
+        "The five most frequent causes of failed evaluations per service over the dashboard's time range. "
+        "Which documents are behind them: the hotspots link (ragpulse's page).",
+        expr,
+        ["service", "cause"],
+        "failed evaluations",
+        decimals=0,
+    ).links([_hotspots_link()])
+
+
 def _failed_evaluations_table() -> table.Panel:
+    # Evaluation spans carry the outcome in the same words as the Prometheus `outcome` label.
     traceql = (
-        '{ span.gen_ai.evaluation.name =~ "faithfulness|hallucination" '
-        '&& span.gen_ai.evaluation.score.label = "failed" }'
+        '{ span.gen_ai.evaluation.name =~ "$metric" && span.gen_ai.evaluation.score.label = "failed" }'
+        " | select(span.ragpulse.evaluation.cause)"
     )
     return (
         table.Panel()
-        .title("Recent failed grounding evaluations (traces)")
+        .title("Recent failed evaluations (traces)")
         .description(
-            "Evaluation spans with a failed faithfulness or hallucination verdict, newest first, "
-            "from the tracing data source. Open a row to read the claims and reasons."
+            "Evaluation spans with a failed verdict for the selected metrics, newest first, from the tracing "
+            "data source, with their failure cause. Open a row to read the claims and reasons."
         )
         .datasource(TEMPO)
         .with_target(
@@ -118,11 +227,12 @@ def _failed_evaluations_table() -> table.Panel:
 
 
 def build() -> Dashboard:
+    selected = f"{SERVICE_ROUTE}, {METRIC}"
     passed_share = (
         "sum by (metric) (service_route_metric:ragpulse_evaluations_passed:ratio_rate5m{%s}"
         " * service_route_metric:ragpulse_evaluations_decided:rate5m{%s})"
         " / sum by (metric) (service_route_metric:ragpulse_evaluations_decided:rate5m{%s})"
-    ) % ((SERVICE_ROUTE,) * 3)
+    ) % ((selected,) * 3)
     dash = (
         new_dashboard(
             UID,
@@ -139,6 +249,19 @@ def build() -> Dashboard:
                 "route", "Route", 'label_values(ragpulse_evaluations_total{service=~"$service"}, route)'
             )
         )
+        .with_variable(
+            label_variable(
+                "metric", "Metric", 'label_values(ragpulse_evaluations_total{service=~"$service"}, metric)'
+            )
+        )
+        .with_variable(
+            dashboard.TextBoxVariable("sidecar")
+            .label("ragpulse page")
+            .description("Address of ragpulse's metrics port, for the hotspots link.")
+            .default_value(SIDECAR_DEFAULT_URL)
+            .current(VariableOption(text=SIDECAR_DEFAULT_URL, value=SIDECAR_DEFAULT_URL, selected=True))
+        )
+        .link(_hotspots_link())
         .with_row(row("Now"))
         .with_panel(
             stat_panel(
@@ -168,7 +291,7 @@ def build() -> Dashboard:
             stat_panel(
                 "Evaluations per second",
                 "All evaluation outcomes (passed, failed, error, unmeasured) across the selection.",
-                f"sum(rate(ragpulse_evaluations_total{{{SERVICE_ROUTE}}}[5m]))",
+                f"sum(rate(ragpulse_evaluations_total{{{selected}}}[5m]))",
                 unit="reqps",
             )
         )
@@ -194,16 +317,22 @@ def build() -> Dashboard:
         )
     )
     for metric, title, description, threshold in SCORE_PANELS:
-        dash = dash.with_panel(_score_panel(metric, title, description, threshold))
+        dash = dash.with_panel(_score_panel(f'metric="{metric}"', title, description, threshold))
     dash = (
-        dash.with_row(row("Pass rates and outcomes"))
+        dash.with_row(row("Failure causes"))
+        .with_panel(_failure_causes_panel())
+        .with_panel(_top_causes_table())
+        .with_panel(_stage_share_panel())
+        .with_row(row("Selected metrics"))
+        .with_panel(_selected_metric_panel())
+        .with_row(row("Pass rates and outcomes"))
         .with_panel(
             time_series(
                 "Pass rate per metric",
                 "Passed / (passed + failed) per metric, service and route over 5 minutes.",
                 [
                     query(
-                        f"service_route_metric:ragpulse_evaluations_passed:ratio_rate5m{{{SERVICE_ROUTE}}}",
+                        f"service_route_metric:ragpulse_evaluations_passed:ratio_rate5m{{{selected}}}",
                         "{{metric}} {{service}} {{route}}",
                     )
                 ],
@@ -218,7 +347,7 @@ def build() -> Dashboard:
                 "unmeasured: required input missing.",
                 [
                     query(
-                        sum_rate("ragpulse_evaluations_total", "outcome", SERVICE_ROUTE),
+                        sum_rate("ragpulse_evaluations_total", "outcome", selected),
                         "{{outcome}}",
                     )
                 ],

@@ -25,6 +25,10 @@ def render(build: Callable[[], Dashboard]) -> str:
     model.schema_version = GRAFANA_SCHEMA_VERSION
     for panel_id, panel in enumerate(model.panels or [], start=1):
         panel.id_val = panel_id  # Grafana needs unique ids for links to a panel (viewPanel=<id>)
+        if panel.type_val == "table" and panel.options is not None:
+            # The SDK writes a hidden footer into every table's options; newer Grafana schemas no longer
+            # have that key there (it moved to the field config). Hidden is the default anyway.
+            panel.options.footer = None
     for variable in model.templating.list_val or []:
         # The SDK writes interval-variable fields on every variable; Grafana's types reject them elsewhere.
         if variable.type_val != "interval":

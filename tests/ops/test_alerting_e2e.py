@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
@@ -30,7 +31,7 @@ from tests.ops.prom_stack import (
     start_prometheus,
     wait_until,
 )
-from tests.ops.tools import GRAFANA, require_binary
+from tests.ops.tools import GRAFANA, RULES_FILE, require_binary
 
 pytestmark = [pytest.mark.prometheus, pytest.mark.timeout(300)]
 
@@ -136,6 +137,13 @@ def test_hallucination_burst_pages_through_alertmanager_with_trace_exemplars(
     page = next(a for n in webhook.notifications for a in n["alerts"] if a["labels"]["alertname"] == ALERT)
     assert page["status"] == "firing" and page["labels"]["severity"] == "critical"
 
+    # The same answers, grouped by owner: invented facts with the right passages are the generator's.
+    shares = prometheus.get("/api/v1/query", query="service_stage:ragpulse_failure:ratio15m")["data"][
+        "result"
+    ]
+    stages = {sample["metric"]["stage"]: float(sample["value"][1]) for sample in shares}
+    assert stages.get("generation", 0) > stages.get("retrieval", 0), stages
+
 
 def test_every_dashboard_query_is_valid_promql(stack: tuple[RagpulseProcess, Server]) -> None:
     """Grafana would show an error panel for a query Prometheus cannot parse; ask the real parser."""
@@ -152,6 +160,15 @@ def test_every_dashboard_query_is_valid_promql(stack: tuple[RagpulseProcess, Ser
                 expr = re.sub(r"\$[a-z_]+", ".*", expr)
                 answer = prometheus.get("/api/v1/query", query=expr)
                 assert answer["status"] == "success", f"{path.name} / {panel['title']}: {expr}"
+
+
+def _post_alerts(alertmanager: Server, alerts: list[dict[str, str]]) -> None:
+    """Send firing alerts with these labels, as Prometheus does."""
+    body = json.dumps([{"labels": labels} for labels in alerts]).encode()
+    request = urllib.request.Request(
+        f"{alertmanager.url}/api/v2/alerts", data=body, headers={"Content-Type": "application/json"}
+    )
+    urllib.request.urlopen(request, timeout=10).close()
 
 
 def test_a_stalled_instance_mutes_only_the_services_it_evaluates(
@@ -183,11 +200,7 @@ def test_a_stalled_instance_mutes_only_the_services_it_evaluates(
                 "severity": "warning",
             },
         ]
-        body = json.dumps([{"labels": {**common, **labels}} for labels in alerts]).encode()
-        request = urllib.request.Request(
-            f"{alertmanager.url}/api/v2/alerts", data=body, headers={"Content-Type": "application/json"}
-        )
-        urllib.request.urlopen(request, timeout=10).close()
+        _post_alerts(alertmanager, [{**common, **labels} for labels in alerts])
 
         def states() -> dict[tuple[str, str], str]:
             return {
@@ -201,5 +214,36 @@ def test_a_stalled_instance_mutes_only_the_services_it_evaluates(
             ("RagpulseFaithfulnessDrop", "chat"): "suppressed",
             ("RagpulseFaithfulnessDrop", "search"): "active",
         }
+    finally:
+        alertmanager.stop()
+
+
+def test_failures_reach_the_owners_of_their_cause(tmp_path: Path, webhook: WebhookReceiver) -> None:
+    """The shipped routing sends retrieval failures to the retrieval owners and generation failures to the
+    prompt owners; other warnings still open a ticket. Each notification names the receiver it went to."""
+    alertmanager_bin = require_binary("prometheus-alertmanager", "apt-get install prometheus-alertmanager")
+    rules = yaml.safe_load(RULES_FILE.read_text())
+    static_labels = {r["alert"]: r["labels"] for g in rules["groups"] for r in g["rules"] if "alert" in r}
+    expected = {
+        "RagpulseRetrievalFailures": "ragpulse-retrieval-owners",
+        "RagpulseGenerationFailures": "ragpulse-prompt-owners",
+        "RagpulseFaithfulnessDrop": "ragpulse-tickets",
+    }
+    alertmanager = start_alertmanager(alertmanager_bin, tmp_path, webhook.url)
+    try:
+        _post_alerts(
+            alertmanager,
+            [{"alertname": name, "service": "chat", **static_labels[name]} for name in expected],
+        )
+
+        def receivers() -> dict[str, str]:
+            return {
+                alert["labels"]["alertname"]: note["receiver"]
+                for note in webhook.notifications
+                for alert in note["alerts"]
+            }
+
+        wait_until(lambda: len(receivers()) == len(expected), 30, "a notification for each alert")
+        assert receivers() == expected
     finally:
         alertmanager.stop()

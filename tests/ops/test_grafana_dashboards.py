@@ -11,7 +11,7 @@ import yaml
 
 from grafana.generator.common import PROVISIONED_PROMETHEUS_UID, PROVISIONED_TEMPO_UID
 from grafana.generator.render import DASHBOARDS_DIR, rendered
-from tests.ops.tools import GRAFANA, RULES_FILE, require_binary, run
+from tests.ops.tools import GRAFANA, REPO, RULES_FILE, require_binary, run
 
 VALIDATE_DIR = GRAFANA / "validate"
 PROVISIONING = GRAFANA / "provisioning"
@@ -23,6 +23,7 @@ KNOWN_METRICS = {
     "ragpulse_end_to_end_seconds", "ragpulse_judge_requests_total", "ragpulse_judge_tokens_total",
     "ragpulse_judge_cost_usd_total", "ragpulse_judge_latency_seconds",
     "ragpulse_judge_budget_remaining_ratio", "ragpulse_cascade_total", "ragpulse_build_info",
+    "ragpulse_failures_total",
 }  # fmt: skip
 
 
@@ -87,7 +88,8 @@ def test_dashboards_query_only_known_metrics_and_recorded_rules() -> None:
 def test_quality_dashboard_has_variables_exemplars_and_heatmaps() -> None:
     quality = _dashboards()["ragpulse-quality.json"]
     variables = {v["name"]: v for v in quality["templating"]["list"]}
-    assert set(variables) == {"datasource", "tracing", "service", "route"}
+    assert set(variables) == {"datasource", "tracing", "service", "route", "metric", "sidecar"}
+    assert variables["metric"]["query"]["query"].startswith("label_values(ragpulse_evaluations_total")
     assert variables["datasource"]["query"] == "prometheus" and variables["tracing"]["query"] == "tempo"
     panels = {panel["title"]: panel for panel in _panels(quality)}
     for title in ("Faithfulness", "Answer relevancy", "Contextual relevancy", "Hallucination rate"):
@@ -97,8 +99,52 @@ def test_quality_dashboard_has_variables_exemplars_and_heatmaps() -> None:
     assert all(t["exemplar"] for panel in heatmaps for t in panel["targets"])
     assert any(t["exemplar"] for t in panels["Faithfulness"]["targets"])
     for expr in _exprs(quality):
-        if "ragpulse_evaluation" in expr or ":ragpulse_" in expr:
+        if "ragpulse_failure" in expr:  # failures are counted per service, metric and cause: no route
+            assert 'service=~"$service"' in expr, expr
+        elif "ragpulse_evaluation" in expr or ":ragpulse_" in expr:
             assert 'service=~"$service"' in expr and 'route=~"$route"' in expr, expr
+    repeated = next(panel for panel in panels.values() if panel.get("repeat") == "metric")
+    assert all('metric=~"$metric"' in t["expr"] for t in repeated["targets"])
+
+
+def test_quality_dashboard_shows_failure_causes_and_links_to_hotspots() -> None:
+    quality = _dashboards()["ragpulse-quality.json"]
+    panels = {panel["title"]: panel for panel in _panels(quality)}
+    causes = panels["Failure causes"]
+    assert causes["fieldConfig"]["defaults"]["custom"]["stacking"]["mode"] == "normal"
+    (expr,) = [t["expr"] for t in causes["targets"]]
+    assert expr.startswith("sum by (cause) (rate(ragpulse_failures_total{")
+    assert 'service=~"$service"' in expr and 'metric=~"$metric"' in expr
+    top = panels["Top failure causes per service"]
+    assert top["type"] == "table" and top["targets"][0]["format"] == "table"
+    assert "by (service, cause)" in top["targets"][0]["expr"] and "[$__range]" in top["targets"][0]["expr"]
+    assert "service_stage:ragpulse_failure:ratio15m" in panels["Failure share by owner"]["targets"][0]["expr"]
+    # Document ids are unbounded, never labels: the hotspots live on ragpulse's own page, one click away.
+    hotspots = [link for link in quality["links"] if link["type"] == "link"]
+    assert [link["url"] for link in hotspots] == ["${sidecar}/#hotspots"]
+    assert hotspots[0]["includeVars"] is False
+    assert top["links"] == hotspots
+    page = "".join(path.read_text() for path in (REPO / "collector").glob("**/templates/*.html"))
+    assert 'id="hotspots"' in page, "the link's anchor is gone from ragpulse's page"
+
+
+def test_trace_panel_finds_failed_evaluations_of_the_selected_metrics() -> None:
+    """The panel searches evaluation spans with the words ragpulse writes on them (the Prometheus outcome)."""
+    from collector.exporters import score_label
+    from collector.stages import Outcome
+
+    quality = _dashboards()["ragpulse-quality.json"]
+    (panel,) = [p for p in _panels(quality) if p["datasource"]["uid"] == "${tracing}"]
+    (traceql,) = [t["query"] for t in panel["targets"]]
+    assert 'span.gen_ai.evaluation.name =~ "$metric"' in traceql
+    assert f'span.gen_ai.evaluation.score.label = "{score_label(Outcome.FAILED)}"' in traceql
+
+
+def test_judge_dashboard_splits_cost_by_judge_and_model() -> None:
+    judge = _dashboards()["ragpulse-judge.json"]
+    cost = [expr for expr in _exprs(judge) if "ragpulse_judge_cost_usd_total" in expr]
+    assert cost and all('judge=~"$judge", model=~"$model"' in expr for expr in cost)
+    assert sum("sum by (judge, model)" in expr for expr in cost) == 2  # the time series and the table
 
 
 def test_every_panel_reads_its_data_source_from_a_variable() -> None:

@@ -2,21 +2,31 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.ops.tools import RULE_TESTS_DIR, RULES_FILE, require_binary, run
+from evaluators.causes import STAGE
+from tests.ops.tools import DEPLOY, RULE_TESTS_DIR, RULES_FILE, require_binary, run
 
 pytestmark = pytest.mark.prometheus
 
 PROMTOOL_HINT = "apt-get install prometheus (Debian ships promtool with it)"
+ALERTMANAGER_CONFIG = DEPLOY / "alertmanager" / "alertmanager.yml"
+# Who hears about an alert: critical pages; a failure with a known owner goes to that owner; else a ticket.
+OWNER_RECEIVERS = {"retrieval": "ragpulse-retrieval-owners", "generation": "ragpulse-prompt-owners"}
 
 
 def _alert_rules() -> list[dict]:
     groups = yaml.safe_load(RULES_FILE.read_text())["groups"]
     return [rule for group in groups for rule in group["rules"] if "alert" in rule]
+
+
+def _recording_rule(name: str) -> dict:
+    groups = yaml.safe_load(RULES_FILE.read_text())["groups"]
+    return next(rule for group in groups for rule in group["rules"] if rule.get("record") == name)
 
 
 def _rule_test_files() -> list[Path]:
@@ -62,6 +72,8 @@ def test_expected_alerts_are_present() -> None:
         "RagpulseHallucinationSpike",
         "RagpulseFaithfulnessDrop",
         "RagpulseRelevancyDrop",
+        "RagpulseRetrievalFailures",
+        "RagpulseGenerationFailures",
         "RagpulseJudgeErrorRate",
         "RagpulseJudgeBudgetExhausted",
         "RagpulseEvaluationPipelineStalled",
@@ -70,3 +82,34 @@ def test_expected_alerts_are_present() -> None:
         "RagpulseDown",
         "RagpulseAbsent",
     }
+
+
+def test_rules_group_causes_into_the_stages_evaluators_assign() -> None:
+    """The rules repeat evaluators.causes.STAGE as regexes (PromQL cannot import it): keep them equal, so a
+    new cause is routed to its owner instead of falling into stage "unknown"."""
+    expr = _recording_rule("service_stage_cause:ragpulse_failures:increase15m")["expr"]
+    assigned = re.findall(r'"stage", "(\w+)", "cause", "([^"]+)"', expr)
+    assert assigned[0] == ("unknown", ".*")  # the fallback, overwritten by the two owned stages
+    in_rules = {stage: set(regex.split("|")) for stage, regex in assigned[1:]}
+    in_evaluators: dict[str, set[str]] = {}
+    for cause, stage in STAGE.items():
+        in_evaluators.setdefault(stage, set()).add(str(cause))
+    assert in_rules == {stage: in_evaluators[stage] for stage in ("retrieval", "generation")}
+    assert set(in_evaluators) == {"retrieval", "generation", "unknown"}
+
+
+def test_alertmanager_routes_every_alert_to_its_receiver() -> None:
+    """`amtool config routes test` walks the shipped routing tree with each alert's static labels."""
+    amtool = require_binary("amtool", "apt-get install prometheus-alertmanager")
+    for rule in _alert_rules():
+        labels = {"alertname": rule["alert"], "service": "chat", **rule["labels"]}
+        if labels["severity"] == "critical":
+            expected = "ragpulse-pager"
+        else:
+            expected = OWNER_RECEIVERS.get(labels.get("owner", ""), "ragpulse-tickets")
+        argv = [amtool, "config", "routes", "test", f"--config.file={ALERTMANAGER_CONFIG}"]
+        result = run(argv + [f"{key}={value}" for key, value in labels.items()])
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert result.stdout.strip() == expected, rule["alert"]
+    owners = {rule["labels"].get("owner") for rule in _alert_rules()}
+    assert owners >= set(OWNER_RECEIVERS)
