@@ -61,7 +61,8 @@ async def main(pairs: int) -> None:
         TestCase(input=a.question, actual_output=a.answer, retrieval_context=[a.context], context=[a.context])
         for a in wrong
     ]
-    report("HaluEval QA: hallucinated answer, right passage", await attribute(judge, generation), "generation")
+    named = await attribute(judge, generation)
+    report("HaluEval QA: hallucinated answer, right passage", named, "generation")
     swapped = [
         TestCase(input=a.question, actual_output=a.answer, retrieval_context=[b.context], context=[b.context])
         for a, b in zip(right, right[1:] + right[:1], strict=True)

@@ -24,8 +24,10 @@ from collector.assemble import AssemblyConfig
 from collector.conventions import ExtractionConfig
 from collector.exporters.kafka_results import KafkaResultsConfig
 from collector.exporters.otel_spans import OtelExportConfig
+from collector.exporters.phoenix import PhoenixConfig
 from collector.judging.config import JudgeConfig, MetricsConfig
 from collector.metrics import LabelsConfig
+from collector.page.config import PageConfig
 from collector.pipeline import EvaluationConfig
 from collector.receivers.kafka import KafkaConfig
 from collector.receivers.otlp import OtlpConfig
@@ -49,7 +51,9 @@ class Settings(BaseSettings):
     labels: LabelsConfig = Field(default_factory=LabelsConfig)
     otel_export: OtelExportConfig = Field(default_factory=OtelExportConfig)
     results: KafkaResultsConfig = Field(default_factory=KafkaResultsConfig)
+    phoenix: PhoenixConfig = Field(default_factory=PhoenixConfig)
     verdicts: VerdictLimits = Field(default_factory=VerdictLimits)
+    page: PageConfig = Field(default_factory=PageConfig)
     hide_texts: bool = Field(
         False,
         description="Evaluation spans, the results topic and the page keep scores, verdicts and ids, never "

@@ -37,13 +37,17 @@ def synthetic_app(endpoint: str, rate: float, stop: threading.Event, seed: int =
     tracer = provider.get_tracer("ragpulse.demo")
     rng = random.Random(seed)
     while not stop.wait(1.0 / rate):
-        topic = rng.choice(TOPICS)
+        number = rng.randrange(len(TOPICS))
+        topic = TOPICS[number]
         kind = rng.choices([k for k, _ in KINDS], [w for _, w in KINDS])[0]
         answer = {"grounded": topic.grounded, "invented": topic.invented, "off_topic": topic.off_topic}[kind]
         with tracer.start_as_current_span("POST /chat") as root:
             root.set_attribute("http.route", "/chat")
             with tracer.start_as_current_span("answer") as span:
-                nodes = [(f"kb-{i}", text, round(0.9 - 0.1 * i, 2)) for i, text in enumerate(topic.passages)]
+                nodes = [
+                    (f"kb-{number}.{i}", text, round(0.9 - 0.1 * i, 2))
+                    for i, text in enumerate(topic.passages)
+                ]
                 record_rag(span, topic.question, nodes, answer, model="demo-llm", route="/chat")
                 span.set_attribute("demo.answer_kind", kind)
     provider.shutdown()
@@ -83,6 +87,8 @@ def run_demo(settings: Settings, duration: float | None, rate: float) -> int:
         endpoint = f"http://{settings.otlp.host}:{service.receiver.port}/v1/traces"  # type: ignore[attr-defined]
         print(f"ragpulse demo: receiving OTLP on {endpoint}")
         print(f"  metrics:  http://{settings.metrics_host}:{service.status.port}/metrics")
+        if settings.page.enabled:
+            print(f"  page:     http://{settings.metrics_host}:{service.status.port}/")
         print("  judge:    offline (no API key, no network)")
         print(
             f"  traffic:  synthetic RAG app, {rate:g} requests/s: 70% grounded, 20% invented facts, "

@@ -126,7 +126,8 @@ CIRCUIT_OPEN = Gauge(
 # Exporters
 EXPORT_ERRORS = Counter(
     "ragpulse_export_errors",
-    "Evaluations (or dead letters) an exporter failed to deliver, by exporter (otlp, kafka, dead_letters).",
+    "Evaluations (or dead letters) an exporter failed to deliver, by exporter (otlp, kafka, phoenix, store, "
+    "dead_letters).",
     ["exporter"],
     registry=REGISTRY,
 )
@@ -134,7 +135,7 @@ EXPORT_ERRORS = Counter(
 VERDICTS_TRUNCATED = Counter(
     "ragpulse_verdicts_truncated",
     "Verdicts left out of an evaluation's span, result or stored record (beyond verdicts.max_items), by "
-    "exporter (otlp, kafka, store).",
+    "exporter (otlp, kafka, phoenix, store).",
     ["exporter"],
     registry=REGISTRY,
 )

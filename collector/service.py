@@ -22,10 +22,12 @@ from collector.config import Settings
 from collector.deadletter import KafkaDeadLetters, LogDeadLetters
 from collector.exporters.kafka_results import KafkaResultsExporter, recent_results
 from collector.exporters.otel_spans import OtelSpanExporter
+from collector.exporters.phoenix import PhoenixAnnotationExporter
 from collector.exporters.prometheus import PrometheusExporter
 from collector.judging.build import build_evaluator
 from collector.kafka_options import security_options
 from collector.metrics import BUILD_INFO, LabelPolicy
+from collector.page.app import Page
 from collector.pipeline import Pipeline
 from collector.receivers.forward import OtlpForwarder
 from collector.receivers.kafka import KafkaReceiver
@@ -58,6 +60,7 @@ def build(settings: Settings, evaluate: bool = True, replay: tuple[int, int] | N
     `replay=(start_ms, end_ms)` re-reads that range of the Kafka topic instead of joining the group."""
     dead_letters = build_dead_letters(settings)
     receivers = build_receivers(settings, dead_letters, replay)
+    page = build_page(settings) if evaluate else None
     workers = settings.evaluation.workers
     pipeline = Pipeline(
         receivers=receivers,
@@ -65,7 +68,7 @@ def build(settings: Settings, evaluate: bool = True, replay: tuple[int, int] | N
         dead_letters=dead_letters,
         sampler=Sampler(settings.sampling) if evaluate else None,
         evaluator=build_evaluator(settings.judge, settings.metrics, workers) if evaluate else None,
-        exporters=build_exporters(settings) if evaluate else [],
+        exporters=build_exporters(settings, page) if evaluate else [],
         config=settings.evaluation,
         log_records=settings.log_records,
         already_evaluated=recently_evaluated(settings) if evaluate else [],
@@ -76,6 +79,7 @@ def build(settings: Settings, evaluate: bool = True, replay: tuple[int, int] | N
         settings.metrics_port,
         ready=lambda: pipeline.ready,
         alive=lambda: pipeline.alive,
+        page=page,
     )
     BUILD_INFO.labels(__version__).set(1)
     return Service(settings, pipeline, status, receivers)
@@ -127,9 +131,16 @@ def recently_evaluated(settings: Settings) -> list[tuple[str, str]]:
     return keys
 
 
-def build_exporters(settings: Settings) -> list[EvaluationExporter]:
-    """Prometheus always (labels bounded by the allow-lists); evaluation spans and the results topic
-    when configured."""
+def build_page(settings: Settings) -> Page | None:
+    """The page at / on the metrics port and its store, unless `page.enabled` is false."""
+    if not settings.page.enabled:
+        return None
+    return Page(settings.page, settings.results, settings.verdicts, settings.hide_texts)
+
+
+def build_exporters(settings: Settings, page: Page | None = None) -> list[EvaluationExporter]:
+    """Prometheus always (labels bounded by the allow-lists); evaluation spans, the results topic and
+    Phoenix annotations when configured; the page's store when there is a page."""
     labels = settings.labels
     exporters: list[EvaluationExporter] = [
         PrometheusExporter(
@@ -142,6 +153,10 @@ def build_exporters(settings: Settings) -> list[EvaluationExporter]:
         exporters.append(OtelSpanExporter(settings.otel_export, settings.verdicts, settings.hide_texts))
     if settings.results.bootstrap_servers:
         exporters.append(KafkaResultsExporter(settings.results, settings.verdicts, settings.hide_texts))
+    if settings.phoenix.endpoint:
+        exporters.append(PhoenixAnnotationExporter(settings.phoenix, settings.verdicts, settings.hide_texts))
+    if page is not None:
+        exporters.append(page.exporter)
     return exporters
 
 
@@ -171,6 +186,8 @@ async def serve(service: Service, stop: asyncio.Event | None = None, handle_sign
     service.status.start()
     settings = service.settings
     logger.info("metrics on http://%s:%d/metrics", settings.metrics_host, service.status.port)
+    if settings.page.enabled:
+        logger.info("page on http://%s:%d/", settings.metrics_host, service.status.port)
     judge = "offline" if settings.judge.base_url is None else settings.judge.model
     summaries = (
         asyncio.create_task(log_summaries(settings.summary_interval_s, judge))

@@ -103,6 +103,19 @@ def summary_lines(settings: Settings) -> list[str]:
         f"metrics:   http://{settings.metrics_host}:{settings.metrics_port}/metrics (also /healthz, /readyz)",
         f"sampling:  {rate}; metrics {', '.join(sampling.metrics)}"
         f" (+ {', '.join(sampling.reference_metrics)} when a trace carries an expected output)",
-        f"exporters: Prometheus; {spans}; {results}",
+        f"exporters: Prometheus; {spans}; {results}"
+        + (f"; Phoenix annotations to {settings.phoenix.endpoint}" if settings.phoenix.endpoint else ""),
+        f"page:      {page_line(settings)}",
         f"assembly:  a trace closes {settings.assembly.quiet_period_s:g} s after its root span ended",
     ]
+
+
+def page_line(settings: Settings) -> str:
+    page = settings.page
+    if not page.enabled:
+        return "off"
+    url = f"http://{settings.metrics_host}:{settings.metrics_port}/"
+    store = str(page.store_path) if page.store_path else "in memory"
+    access = "bearer token" if page.token or page.token_file else "no token"
+    texts = "; texts hidden" if settings.hide_texts else ""
+    return f"{url} ({access}; store {store}, {page.retention_hours:g} h){texts}"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install everything the test suite needs on a fresh Debian machine (idempotent, quick when warm):
-# Python packages, Debian's prometheus/promtool/alertmanager, Java + Maven for the Kafka broker
+# Python packages, Debian's prometheus/promtool/alertmanager and chromium, Java + Maven for the Kafka broker
 # (fetched from Maven Central by scripts/kafka.sh), and the npm packages for dashboard validation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,9 +24,13 @@ echo "setup: python packages"
 
 echo "setup: instrumentation venv (real RAG frameworks and instrumentations, cached by requirements hash)"
 bash scripts/instrumentation-venv.sh >/dev/null
+echo "setup: Phoenix venv (the real Arize Phoenix server for the Phoenix exporter's tests, cached)"
+bash scripts/phoenix-venv.sh >/dev/null
 
 command -v promtool >/dev/null && command -v prometheus-alertmanager >/dev/null \
   || apt_install prometheus prometheus-alertmanager
+# The page's browser tests drive Debian's chromium with Playwright (never `playwright install`).
+command -v chromium >/dev/null || apt_install chromium
 command -v java >/dev/null || apt_install openjdk-17-jre-headless
 command -v mvn >/dev/null || apt_install maven
 

@@ -1,24 +1,49 @@
 """Exporters (sinks): where evaluations go once judged (`EvaluationExporter` in `collector.stages`).
 
 `prometheus` (scores and outcomes, exemplars = trace ids), `otel_spans` (evaluation spans in the
-evaluated trace) and `kafka_results` (JSON documents on a topic). None blocks the pipeline: the
-Prometheus one only updates memory, the other two send from their own threads.
+evaluated trace), `kafka_results` (JSON documents on a topic) and `phoenix` (span annotations for
+Arize Phoenix). None blocks the pipeline: the Prometheus one only updates memory, the others send
+from their own threads. Every exporter speaks the same words: the outcome (`score_label`) and, with
+`hide_texts`, the same text-free explanation (`explanation`).
 """
 
 from __future__ import annotations
 
-from collector.stages import Outcome
+from collections import Counter
 
-__all__ = ["score_label"]
+from collector.stages import Evaluation, Outcome
 
-_LABELS = {
-    Outcome.PASSED: "pass",
-    Outcome.FAILED: "fail",
-    Outcome.ERROR: "error",
-    Outcome.UNMEASURED: "unmeasured",
-}
+__all__ = ["explanation", "score_label", "text_free_summary"]
 
 
 def score_label(outcome: Outcome) -> str:
-    """The `gen_ai.evaluation.score.label` value for an outcome (pass/fail, or error/unmeasured)."""
-    return _LABELS[outcome]
+    """The label of an evaluation everywhere (`gen_ai.evaluation.score.label`, the results topic's
+    `outcome`, Prometheus' `outcome`, Phoenix's label): passed, failed, error or unmeasured."""
+    return outcome.value
+
+
+def _plural(kind: str) -> str:
+    return kind[:-1] + "ies" if kind.endswith("y") else kind + "s"
+
+
+def text_free_summary(evaluation: Evaluation) -> str:
+    """What the verdicts say, without a word of the question, answer, passages or judge's reasons:
+    "5 claims: 2 supported, 2 not_found, 1 contradicted; cause: contradicted_claim"."""
+    counts: dict[str, Counter[str]] = {}
+    for verdict in evaluation.verdicts:
+        counts.setdefault(verdict.kind, Counter())[verdict.label] += 1
+    parts = []
+    for kind, labels in counts.items():
+        total = sum(labels.values())
+        words = ", ".join(f"{n} {label}" for label, n in labels.most_common())
+        parts.append(f"{total} {kind if total == 1 else _plural(kind)}: {words}")
+    if evaluation.cause:
+        parts.append(f"cause: {evaluation.cause}")
+    return "; ".join(parts) or score_label(evaluation.outcome)
+
+
+def explanation(evaluation: Evaluation, hide_texts: bool, max_chars: int | None = None) -> str:
+    """The judge's reason (cut at `max_chars`), or with `hide_texts` the text-free summary: reasons
+    quote the answer and the passages."""
+    text = text_free_summary(evaluation) if hide_texts else evaluation.reason
+    return text if max_chars is None else text[:max_chars]

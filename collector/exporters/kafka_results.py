@@ -1,7 +1,9 @@
 """Evaluation results as JSON on a Kafka topic, for warehouses, notebooks and other consumers.
 
 One record per metric per trace, keyed by the trace id, so every result of a trace lands on the
-same partition in order and a compacting or joining consumer can key on it. Sends go through a
+same partition in order and a compacting or joining consumer can key on it. A result holds the score,
+the verdicts behind it, the cause of a failure and (unless `hide_texts`) the question, answer and
+passages, so a consumer, and the page of every replica, can show it without the trace. Sends go through a
 `KafkaWriter` (its own thread, a bounded queue): failures and a full queue are logged and
 counted, never raised nor waited out, so a slow or stalled results topic cannot stall evaluation.
 """
@@ -22,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from collector import __version__
 from collector.dedup import evaluation_key
+from collector.exporters import explanation, score_label
 from collector.kafka_options import security_options
 from collector.kafka_writer import KafkaWriter, WriterFull
 from collector.logs import RateLimitedLog
@@ -29,7 +32,7 @@ from collector.metrics import EXPORT_ERRORS
 from collector.offsets import offsets_at
 from collector.records import RagRecord
 from collector.stages import Evaluation, Outcome
-from collector.verdicts import VerdictLimits
+from collector.verdicts import VerdictLimits, verdict_documents
 
 logger = logging.getLogger(__name__)
 
@@ -49,27 +52,55 @@ class KafkaResultsConfig(BaseModel):
         description="Passed to kafka-python's KafkaProducer untouched: acks, linger_ms, compression_type, "
         "security_protocol, sasl_*, ssl_*, client_id, ...",
     )
+    max_text_chars: int = Field(
+        4000, ge=0, description="The question, the answer and each passage are cut to this many characters."
+    )
+    max_passages: int = Field(
+        20,
+        ge=0,
+        description="Passages per result, in retrieval order (the judge sees 20 by default); the rest are "
+        "counted in `passages_truncated`, not sent.",
+    )
 
 
 def rfc3339(unix_s: float) -> str:
     return datetime.fromtimestamp(unix_s, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def result_document(record: RagRecord, evaluation: Evaluation, evaluated_at: float) -> dict[str, Any]:
-    """The JSON value of one result record (stable field names: consumers depend on them)."""
+def result_document(
+    record: RagRecord,
+    evaluation: Evaluation,
+    evaluated_at: float,
+    config: KafkaResultsConfig | None = None,
+    verdicts: VerdictLimits | None = None,
+    hide_texts: bool = False,
+) -> dict[str, Any]:
+    """The JSON value of one result record (stable field names: consumers depend on them).
+
+    Each result carries what a reader needs to show it without the trace: the verdicts, the cause and,
+    unless `hide_texts`, the question, the answer and the passages (cut to `max_text_chars`). With
+    `hide_texts` the passages keep their ids, scores and relevance, and `reason` is a count of the
+    verdicts (the judge's reasons quote the texts)."""
+    config = config or KafkaResultsConfig()
     measured = evaluation.outcome in (Outcome.PASSED, Outcome.FAILED)
-    return {
+    documents, verdicts_left_out = verdict_documents(
+        evaluation.verdicts, verdicts or VerdictLimits(), "kafka", hide_texts
+    )
+    document: dict[str, Any] = {
         "trace_id": record.trace_id,
         "span_id": record.anchor_span_id,
         "metric": evaluation.metric,
         "score": evaluation.score,
-        "outcome": evaluation.outcome.value,
+        "outcome": score_label(evaluation.outcome),
         "passed": evaluation.outcome is Outcome.PASSED if measured else None,
-        "reason": evaluation.reason,
+        "reason": explanation(evaluation, hide_texts),
+        "cause": evaluation.cause,
         "threshold": evaluation.threshold,
         "lower_is_better": evaluation.lower_is_better,
         "judge": evaluation.judge,
         "judge_model": evaluation.judge_model,
+        "tokens": evaluation.tokens,
+        "cost_usd": evaluation.cost_usd,
         "duration_s": evaluation.duration_s,
         "service": record.service,
         "route": record.route,
@@ -77,7 +108,34 @@ def result_document(record: RagRecord, evaluation: Evaluation, evaluated_at: flo
         "conversation_id": record.conversation_id or None,
         "evaluated_at": rfc3339(evaluated_at),
         "ragpulse_version": __version__,
+        "verdicts": documents,
+        "verdicts_truncated": verdicts_left_out,
     }
+    if not hide_texts:
+        document["question"] = record.query[: config.max_text_chars]
+        document["answer"] = record.response[: config.max_text_chars]
+    document["passages"] = passage_documents(record, evaluation, config, hide_texts)
+    document["passages_truncated"] = max(0, len(record.nodes) - config.max_passages)
+    return document
+
+
+def passage_documents(
+    record: RagRecord, evaluation: Evaluation, config: KafkaResultsConfig, hide_texts: bool
+) -> list[dict[str, Any]]:
+    """The retrieved passages in retrieval order (the verdicts' `passages` index into them), each with
+    the retriever's score and, where a metric judged it, "relevant" or "irrelevant"."""
+    relevance = evaluation.passage_relevance
+    passages: list[dict[str, Any]] = []
+    for index, node in enumerate(record.nodes[: config.max_passages]):
+        passage: dict[str, Any] = {
+            "id": node.id,
+            "score": node.score,
+            "relevance": relevance[index] if index < len(relevance) else None,
+        }
+        if not hide_texts:
+            passage["text"] = node.text[: config.max_text_chars]
+        passages.append(passage)
+    return passages
 
 
 class KafkaResultsExporter:
@@ -108,7 +166,10 @@ class KafkaResultsExporter:
         evaluated_at = self._clock()
         key = record.trace_id.encode()
         for evaluation in evaluations:
-            value = json.dumps(result_document(record, evaluation, evaluated_at), ensure_ascii=False)
+            document = result_document(
+                record, evaluation, evaluated_at, self.config, self.verdict_limits, self.hide_texts
+            )
+            value = json.dumps(document, ensure_ascii=False)
 
             def failed(exc: BaseException, metric: str = evaluation.metric) -> None:
                 self._failed(record, metric, exc)

@@ -1,8 +1,10 @@
 """Evaluation spans in the evaluated trace, so the tracing backend shows each score beside the answer.
 
 One span per metric, child of the record's anchor span (the span that carried the response) and
-linked to it, with the OTel GenAI evaluation attributes and a `gen_ai.evaluation.result` event.
-The exporter has its own TracerProvider: the global one belongs to whoever embeds ragpulse, and
+linked to it, with the OTel GenAI evaluation attributes and a `gen_ai.evaluation.result` event; both
+also carry why (`ragpulse.evaluation.cause`, the verdicts as JSON) and what the judge spent. With
+`hide_texts` no text leaves: the explanation is a count of the verdicts and they carry no items nor
+reasons. The exporter has its own TracerProvider: the global one belongs to whoever embeds ragpulse, and
 evaluation spans must be exported even when the app's own sampler would drop them (they were
 already sampled by ragpulse), hence ALWAYS_ON. Its span processor holds every span until the
 endpoint accepted it (`held_spans`), so a flush confirms delivery rather than an attempt.
@@ -10,6 +12,7 @@ endpoint accepted it (`held_spans`), so a flush confirms delivery rather than an
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Sequence
@@ -23,22 +26,24 @@ from opentelemetry.sdk.resources import SERVICE_NAME, SERVICE_VERSION, Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.sampling import ALWAYS_ON
 from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, SpanKind, Status, StatusCode, TraceFlags
+from opentelemetry.util.types import AttributeValue
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from collector import __version__
-from collector.exporters import score_label
+from collector.exporters import explanation, score_label
 from collector.exporters.held_spans import HeldSpanProcessor
 from collector.logs import OneLineFilter
 from collector.metrics import EXPORT_ERRORS
 from collector.records import RagRecord
 from collector.stages import Evaluation, Outcome
-from collector.verdicts import VerdictLimits
+from collector.verdicts import VerdictLimits, verdict_documents
 
 logger = logging.getLogger(__name__)
 # The SDK exporter logs every attempt of an outage; `held_spans` says what it means for the offsets.
 logging.getLogger("opentelemetry.exporter.otlp.proto.http.trace_exporter").addFilter(OneLineFilter(30.0))
 
 EVALUATION_EVENT = "gen_ai.evaluation.result"
+ERROR_TYPE = "evaluation_error"  # the judge failed, after its retries (the one `error.type` ragpulse sets)
 
 
 class OtelExportConfig(BaseModel):
@@ -56,9 +61,10 @@ class OtelExportConfig(BaseModel):
     max_queue_size: int = Field(
         20_000,
         ge=1,
-        description="Evaluation spans held until the endpoint accepts them (about 4.5 KB each). Nine "
-        "tenths full, evaluation waits for the endpoint (Kafka records wait uncommitted); spans that "
-        "still do not fit are dropped and counted.",
+        description="Evaluation spans held until the endpoint accepts them (about 4.5 KB each, 7 KB with "
+        "ten verdicts, at most 35 KB at the `verdicts` bounds). Nine tenths full, evaluation waits for "
+        "the endpoint (Kafka records wait uncommitted); spans that still do not fit are dropped and "
+        "counted.",
     )
     max_export_batch_size: int = Field(512, ge=1, description="Spans per OTLP request.")
     retry_for_s: float = Field(
@@ -69,26 +75,47 @@ class OtelExportConfig(BaseModel):
     )
 
 
-def evaluation_attributes(evaluation: Evaluation, max_explanation_chars: int) -> dict[str, str | float]:
-    """The attributes shared by the evaluation span and its event.
+def evaluation_attributes(
+    evaluation: Evaluation,
+    max_explanation_chars: int,
+    verdicts: VerdictLimits | None = None,
+    hide_texts: bool = False,
+) -> dict[str, AttributeValue]:
+    """The attributes shared by the evaluation span and its `gen_ai.evaluation.result` event.
 
-    The judge goes under `ragpulse.judge*`, not `gen_ai.request.model`: dashboards sum that
-    attribute over the app's own model calls, and an evaluation span is not one of them.
+    The GenAI conventions (their `gen_ai.evaluation.result` event) require the name, the score and its
+    label "if applicable" and `error.type` on an error, recommend the explanation, and leave the label's
+    values to the evaluator ("implementations SHOULD document the possible values"): ours are the
+    outcome words Prometheus and the results topic use (passed, failed, error, unmeasured), so one
+    query finds the same evaluations everywhere. The judge goes under `ragpulse.judge*`, not
+    `gen_ai.request.model`: dashboards sum that attribute over the app's own model calls, and an
+    evaluation span is not one of them. The verdicts travel as one JSON string (`collector.verdicts`).
     """
-    attributes: dict[str, str | float] = {
+    attributes: dict[str, AttributeValue] = {
         "gen_ai.evaluation.name": evaluation.metric,
         "gen_ai.evaluation.score.label": score_label(evaluation.outcome),
-        "gen_ai.evaluation.explanation": evaluation.reason[:max_explanation_chars],
+        "gen_ai.evaluation.explanation": explanation(evaluation, hide_texts, max_explanation_chars),
         "ragpulse.evaluation.threshold": evaluation.threshold,
         "ragpulse.evaluation.lower_is_better": evaluation.lower_is_better,
         "ragpulse.judge": evaluation.judge,
         "ragpulse.judge.model": evaluation.judge_model,
+        "ragpulse.judge.tokens": evaluation.tokens,
+        "ragpulse.judge.cost_usd": evaluation.cost_usd,
         "ragpulse.version": __version__,
     }
     if evaluation.score is not None:
         attributes["gen_ai.evaluation.score.value"] = evaluation.score
     if evaluation.outcome is Outcome.ERROR:
-        attributes["error.type"] = "evaluation_error"
+        attributes["error.type"] = ERROR_TYPE
+    if evaluation.cause:
+        attributes["ragpulse.evaluation.cause"] = evaluation.cause
+    if evaluation.verdicts:
+        documents, left_out = verdict_documents(
+            evaluation.verdicts, verdicts or VerdictLimits(), "otlp", hide_texts
+        )
+        attributes["ragpulse.evaluation.verdicts"] = json.dumps(documents, ensure_ascii=False)
+        if left_out:
+            attributes["ragpulse.evaluation.verdicts_truncated"] = left_out
     return attributes
 
 
@@ -148,7 +175,12 @@ class OtelSpanExporter:
     def _export_one(
         self, evaluation: Evaluation, anchor: SpanContext, parent: Context, end_ns: int, extra: dict[str, str]
     ) -> None:
-        attributes = {**evaluation_attributes(evaluation, self.config.max_explanation_chars), **extra}
+        attributes = {
+            **evaluation_attributes(
+                evaluation, self.config.max_explanation_chars, self.verdict_limits, self.hide_texts
+            ),
+            **extra,
+        }
         span = self._tracer.start_span(
             f"evaluation {evaluation.metric}",
             context=parent,
@@ -159,7 +191,7 @@ class OtelSpanExporter:
         )
         span.add_event(EVALUATION_EVENT, attributes=attributes, timestamp=end_ns)
         if evaluation.outcome is Outcome.ERROR:
-            span.set_status(Status(StatusCode.ERROR, evaluation.reason[: self.config.max_explanation_chars]))
+            span.set_status(Status(StatusCode.ERROR, str(attributes["gen_ai.evaluation.explanation"])))
         span.end(end_time=end_ns)
 
     @property

@@ -32,6 +32,7 @@ def test_demo_runs_on_embedded_defaults_and_prints_scores() -> None:
     assert demo.returncode == 0, demo.stderr[-2000:]
     assert "judge:    offline" in demo.stdout
     assert re.search(r"metrics:  http://127\.0\.0\.1:\d+/metrics", demo.stdout)
+    assert re.search(r"page:     http://127\.0\.0\.1:\d+/\n", demo.stdout)
     last = [line for line in demo.stdout.splitlines() if line.startswith("[")][-1]
     scores = dict(re.findall(r"(\w+)=([0-9.]+) \(n=", last))
     assert {"faithfulness", "answer_relevancy", "hallucination"} <= scores.keys()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator
 
@@ -11,12 +12,14 @@ from opentelemetry.proto.trace.v1 import trace_pb2
 from collector import __version__
 from collector.deadletter import LogDeadLetters
 from collector.exporters.otel_spans import OtelExportConfig, OtelSpanExporter
-from collector.metrics import EXPORT_ERRORS
+from collector.metrics import EXPORT_ERRORS, VERDICTS_TRUNCATED
 from collector.receivers.otlp import OtlpConfig
 from collector.receivers.otlp_http import OtlpHttpReceiver
 from collector.records import RagRecord, RetrievedNode
 from collector.spans import Span
 from collector.stages import Evaluation, Outcome, Received
+from collector.verdicts import VerdictLimits
+from evaluators import VerdictRecord
 from testkit.otlp_sink import OtlpSink, SinkMode
 from testkit.process import free_port
 
@@ -117,12 +120,12 @@ def test_one_span_per_metric_in_the_evaluated_trace(capture: tuple[Capture, str]
     faithfulness = spans["evaluation faithfulness"]
     assert faithfulness.attributes["gen_ai.evaluation.name"] == "faithfulness"
     assert faithfulness.attributes["gen_ai.evaluation.score.value"] == 0.5
-    assert faithfulness.attributes["gen_ai.evaluation.score.label"] == "pass"
+    assert faithfulness.attributes["gen_ai.evaluation.score.label"] == "passed"  # Prometheus' outcome word
     assert "90 million" in faithfulness.attributes["gen_ai.evaluation.explanation"]
     assert faithfulness.raw.status.code == trace_pb2.Status.STATUS_CODE_UNSET
 
     relevancy = spans["evaluation answer_relevancy"]
-    assert relevancy.attributes["gen_ai.evaluation.score.label"] == "fail"
+    assert relevancy.attributes["gen_ai.evaluation.score.label"] == "failed"
     assert relevancy.attributes["gen_ai.evaluation.explanation"] == "x" * 200
 
     errored = spans["evaluation contextual_relevancy"]
@@ -131,6 +134,121 @@ def test_one_span_per_metric_in_the_evaluated_trace(capture: tuple[Capture, str]
     assert errored.attributes["error.type"] == "evaluation_error"
     assert errored.raw.status.code == trace_pb2.Status.STATUS_CODE_ERROR
     assert errored.raw.status.message == "judge timed out after 30 s"
+
+
+CLAIMS = (
+    VerdictRecord(
+        kind="claim",
+        item="Paris is the capital of France.",
+        verdict="yes",
+        check="supported",
+        supporting_ids=[0],
+    ),
+    VerdictRecord(
+        kind="claim",
+        item="It has 90 million people.",
+        verdict="no",
+        reason="the passage says 2 million",
+        check="supported",
+        supporting_ids=[0],
+    ),
+    VerdictRecord(kind="claim", item="It is old.", verdict="idk", check="supported"),
+)
+FAILED_FAITHFULNESS = Evaluation(
+    metric="faithfulness",
+    outcome=Outcome.FAILED,
+    score=1 / 3,
+    reason="1 of 3 claims supported: 90 million contradicts the passage.",
+    threshold=0.5,
+    lower_is_better=False,
+    judge="openai",
+    judge_model="gpt-4o-mini",
+    cause="contradicted_claim",
+    verdicts=CLAIMS,
+    tokens=812,
+    cost_usd=0.00031,
+)
+
+
+def export_one(capture: Capture, exporter: OtelSpanExporter, item: Evaluation) -> Span:
+    exporter.export(make_record(), [item])
+    assert exporter.force_flush(10.0)
+    exporter.shutdown()
+    (span,) = capture.wait_for(1)
+    return span
+
+
+def test_the_verdicts_cause_and_spend_travel_with_the_score(capture: tuple[Capture, str]) -> None:
+    """A Tempo query finds failures by cause (`span.ragpulse.evaluation.cause = "contradicted_claim"`)
+    and the span says which claim the judge found contradicted, by which passage, and what it cost."""
+    captured, endpoint = capture
+    limits = VerdictLimits(max_items=2, max_reason_chars=10)
+    exporter = OtelSpanExporter(OtelExportConfig(endpoint=endpoint), limits)
+    before = VERDICTS_TRUNCATED.labels("otlp")._value.get()
+    span = export_one(captured, exporter, FAILED_FAITHFULNESS)
+
+    attributes = span.attributes
+    assert attributes["gen_ai.evaluation.score.label"] == "failed"
+    assert attributes["ragpulse.evaluation.cause"] == "contradicted_claim"
+    assert attributes["ragpulse.judge.tokens"] == 812
+    assert attributes["ragpulse.judge.cost_usd"] == pytest.approx(0.00031)
+    assert json.loads(str(attributes["ragpulse.evaluation.verdicts"])) == [
+        {
+            "kind": "claim",
+            "verdict": "supported",
+            "passages": [0],
+            "item": "Paris is the capital of France.",
+            "reason": "",
+        },
+        {
+            "kind": "claim",
+            "verdict": "contradicted",
+            "passages": [0],
+            "item": "It has 90 million people.",
+            "reason": "the passag",  # max_reason_chars
+        },
+    ]
+    assert attributes["ragpulse.evaluation.verdicts_truncated"] == 1  # max_items=2 of 3
+    assert VERDICTS_TRUNCATED.labels("otlp")._value.get() == before + 1
+    assert "90 million" in attributes["gen_ai.evaluation.explanation"]
+    (event,) = span.events
+    assert event.name == "gen_ai.evaluation.result"
+    assert event.attributes == attributes
+
+
+def test_hide_texts_sends_no_text(capture: tuple[Capture, str]) -> None:
+    """With `hide_texts` the span says what was judged and why it failed, never a word of the answer,
+    the passages or the judge's reasons."""
+    captured, endpoint = capture
+    exporter = OtelSpanExporter(OtelExportConfig(endpoint=endpoint), hide_texts=True)
+    span = export_one(captured, exporter, FAILED_FAITHFULNESS)
+
+    attributes = span.attributes
+    assert attributes["gen_ai.evaluation.explanation"] == (
+        "3 claims: 1 supported, 1 contradicted, 1 not_found; cause: contradicted_claim"
+    )
+    assert json.loads(str(attributes["ragpulse.evaluation.verdicts"])) == [
+        {"kind": "claim", "verdict": "supported", "passages": [0]},
+        {"kind": "claim", "verdict": "contradicted", "passages": [0]},
+        {"kind": "claim", "verdict": "not_found", "passages": []},
+    ]
+    assert "ragpulse.evaluation.verdicts_truncated" not in attributes
+    every_value = repr(span.raw)
+    for text in ("Paris", "90 million", "passage says", "It is old", "France"):
+        assert text not in every_value
+
+
+def test_an_error_without_verdicts_hides_its_reason_too(capture: tuple[Capture, str]) -> None:
+    captured, endpoint = capture
+    exporter = OtelSpanExporter(OtelExportConfig(endpoint=endpoint), hide_texts=True)
+    errored = evaluation("faithfulness", Outcome.ERROR, None, "judge returned: 'Paris has 90 million'")
+    span = export_one(captured, exporter, errored)
+    assert span.attributes["gen_ai.evaluation.score.label"] == "error"
+    assert span.attributes["gen_ai.evaluation.explanation"] == "error"
+    assert span.attributes["error.type"] == "evaluation_error"
+    assert span.raw.status.message == "error"
+    assert "ragpulse.evaluation.verdicts" not in span.attributes
+    assert "ragpulse.evaluation.cause" not in span.attributes
 
 
 def test_unreachable_endpoint_is_counted_not_raised() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import tarfile
+import zipfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -26,3 +27,28 @@ def test_sdist_excludes_build_outputs(tmp_path: Path) -> None:
     assert not [n for n in names if "/deploy/tools/bin/" in n or "node_modules" in n or "/.venv/" in n]
     assert max(m.size for m in members) < 5 * 1024 * 1024, max(members, key=lambda m: m.size).name
     assert any(n.endswith("collector/pipeline.py") for n in names)
+
+
+def test_wheel_ships_the_page(tmp_path: Path) -> None:
+    """The page's templates, stylesheet and script are package data: `pip install ragpulse` serves `/`."""
+    result = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(tmp_path), str(REPO)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    (wheel,) = tmp_path.glob("ragpulse-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    page = {
+        "collector/page/templates/base.html",
+        "collector/page/templates/overview.html",
+        "collector/page/templates/evaluations.html",
+        "collector/page/templates/detail.html",
+        "collector/page/templates/unauthorised.html",
+        "collector/page/static/page.css",
+        "collector/page/static/page.js",
+    }
+    assert page <= names, sorted(page - names)
+    assert not [n for n in names if n.startswith(("tests/", "test-artifacts/"))]

@@ -1,0 +1,57 @@
+"""The pipeline's state for the page, read from the process's own Prometheus registry.
+
+The counters and gauges that `/metrics` exposes are already the source of truth for queue depth,
+lag, drops, judge errors, sampling and spend; reading them here (summing their samples) keeps the
+page from growing a second set of counters that could disagree with Grafana.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prometheus_client.metrics import MetricWrapperBase
+
+from collector.metrics import (
+    CONSUMER_LAG,
+    DROPPED,
+    JUDGE_COST,
+    JUDGE_REQUESTS,
+    QUEUE_DEPTH,
+    SAMPLING_DECISIONS,
+)
+
+
+def sample_sum(metric: MetricWrapperBase, suffix: str = "", **labels: str) -> float:
+    """The sum of a metric's samples (`_total` for counters) whose labels include `labels`."""
+    total = 0.0
+    for family in metric.collect():
+        for sample in family.samples:
+            if sample.name.endswith(suffix) and labels.items() <= sample.labels.items():
+                total += sample.value
+    return total
+
+
+def judge_errors() -> float:
+    """Judge requests whose outcome was anything but ok."""
+    return sum(
+        sample.value
+        for family in JUDGE_REQUESTS.collect()
+        for sample in family.samples
+        if sample.name.endswith("_total") and sample.labels.get("outcome") != "ok"
+    )
+
+
+def pipeline_state() -> dict[str, Any]:
+    """Queue, lag, drops, judge errors, sampled share and judge spend since this process started."""
+    sampled = sample_sum(SAMPLING_DECISIONS, "_total", decision="sampled")
+    decided = sample_sum(SAMPLING_DECISIONS, "_total") - sample_sum(
+        SAMPLING_DECISIONS, "_total", decision="no_rag_data"
+    )
+    return {
+        "queue_depth": sample_sum(QUEUE_DEPTH),
+        "consumer_lag": sample_sum(CONSUMER_LAG),
+        "dropped": sample_sum(DROPPED, "_total"),
+        "judge_errors": judge_errors(),
+        "sampled_share": sampled / decided if decided else None,
+        "judge_cost_usd": sample_sum(JUDGE_COST, "_total"),
+    }

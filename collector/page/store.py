@@ -1,0 +1,287 @@
+"""The page's memory: an embedded SQLite store of recent evaluations with the record behind each.
+
+Bounded twice, so a busy sidecar never fills its disk or its memory: evaluations older than the
+retention window are deleted, and while the database is larger than its cap the oldest records go
+first; both are counted in `ragpulse_store_evicted_total{reason}`. One connection writes (the
+`StoreWriter` thread owns it); every page request reads on a connection of its own, so a slow
+query never holds up writing: WAL for a file, read-uncommitted for the shared in-memory database.
+
+The same result can arrive twice (this replica's own export and the results topic read back), so
+every write is an upsert keyed by (trace id, span id, metric). With `hide_texts` no text is ever
+written: the question, the answer, passage texts, reasons, and verdict items and reasons.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from collector.page.metrics import STORE_EVICTED
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS records (
+    id INTEGER PRIMARY KEY,
+    trace_id TEXT NOT NULL, span_id TEXT NOT NULL,
+    service TEXT NOT NULL, route TEXT NOT NULL, model TEXT NOT NULL,
+    question TEXT, answer TEXT,
+    evaluated_at REAL NOT NULL,
+    UNIQUE (trace_id, span_id));
+CREATE INDEX IF NOT EXISTS records_time ON records (evaluated_at);
+CREATE TABLE IF NOT EXISTS passages (
+    record_id INTEGER NOT NULL, rank INTEGER NOT NULL,
+    doc_id TEXT NOT NULL, score REAL, text TEXT, relevance TEXT,
+    contradicts INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (record_id, rank)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS passages_doc ON passages (doc_id);
+CREATE TABLE IF NOT EXISTS evaluations (
+    record_id INTEGER NOT NULL, metric TEXT NOT NULL,
+    outcome TEXT NOT NULL, score REAL, threshold REAL, lower_is_better INTEGER NOT NULL,
+    reason TEXT, cause TEXT, judge TEXT NOT NULL, judge_model TEXT NOT NULL,
+    duration_s REAL NOT NULL, tokens INTEGER NOT NULL, cost_usd REAL NOT NULL,
+    verdicts TEXT NOT NULL, verdicts_truncated INTEGER NOT NULL,
+    evaluated_at REAL NOT NULL,
+    PRIMARY KEY (record_id, metric));
+CREATE INDEX IF NOT EXISTS evaluations_time ON evaluations (evaluated_at);
+"""
+
+_UPSERT_RECORD = """
+INSERT INTO records (trace_id, span_id, service, route, model, question, answer, evaluated_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (trace_id, span_id) DO UPDATE SET
+    question = COALESCE(excluded.question, question), answer = COALESCE(excluded.answer, answer),
+    evaluated_at = MAX(evaluated_at, excluded.evaluated_at)
+RETURNING id"""
+# A passage is relevant when any metric judged it so (as `evaluators.causes.passage_relevance`).
+_UPSERT_PASSAGE = """
+INSERT INTO passages (record_id, rank, doc_id, score, text, relevance, contradicts)
+VALUES (?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (record_id, rank) DO UPDATE SET
+    score = COALESCE(excluded.score, score), text = COALESCE(excluded.text, text),
+    relevance = CASE WHEN 'relevant' IN (relevance, excluded.relevance) THEN 'relevant'
+                     ELSE COALESCE(relevance, excluded.relevance) END,
+    contradicts = MAX(contradicts, excluded.contradicts)"""
+_UPSERT_EVALUATION = """
+INSERT OR REPLACE INTO evaluations (record_id, metric, outcome, score, threshold, lower_is_better,
+    reason, cause, judge, judge_model, duration_s, tokens, cost_usd, verdicts, verdicts_truncated,
+    evaluated_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredPassage:
+    id: str
+    score: float | None = None
+    text: str | None = None
+    relevance: str | None = None  # relevant / irrelevant / None: not judged
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvaluation:
+    """One metric's result with its record, from this process's export or from the results topic."""
+
+    trace_id: str
+    span_id: str
+    metric: str
+    outcome: str
+    score: float | None
+    evaluated_at: float  # unix seconds
+    threshold: float | None = None
+    lower_is_better: bool = False
+    reason: str | None = None
+    cause: str | None = None
+    judge: str = ""
+    judge_model: str = ""
+    duration_s: float = 0.0
+    tokens: int = 0
+    cost_usd: float = 0.0
+    verdicts: tuple[dict[str, Any], ...] = ()  # `collector.verdicts.verdict_documents`
+    verdicts_truncated: int = 0
+    service: str = ""
+    route: str = ""
+    model: str = ""
+    question: str | None = None
+    answer: str | None = None
+    passages: tuple[StoredPassage, ...] | None = None  # None: not known (an older results document)
+
+
+def contradicted_passages(verdicts: Sequence[dict[str, Any]]) -> set[int]:
+    """Indexes of the passages that decide a contradicted claim (the knowledge-base hotspots)."""
+    return {
+        int(index)
+        for verdict in verdicts
+        if verdict.get("kind") == "claim" and verdict.get("verdict") == "contradicted"
+        for index in verdict.get("passages") or ()
+    }
+
+
+class Store:
+    def __init__(
+        self,
+        path: Path | None = None,
+        retention_s: float = 24 * 3600.0,
+        max_bytes: int = 256 * 2**20,
+        hide_texts: bool = False,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.path, self.retention_s, self.max_bytes = path, retention_s, max_bytes
+        self.hide_texts, self._clock = hide_texts, clock
+        if path is None:  # one named in-memory database shared by the writer's and readers' connections
+            self._target, self._uri = f"file:ragpulse-page-{uuid.uuid4().hex}?mode=memory&cache=shared", True
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._target, self._uri = str(path), False
+        # The writer's connection; opened here so a bad path fails at start, used by one thread only.
+        self._db = self._connect()
+        if path is not None:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+
+    def _connect(self) -> sqlite3.Connection:
+        connection = sqlite3.connect(
+            self._target, uri=self._uri, timeout=5.0, check_same_thread=False, isolation_level=None
+        )
+        connection.row_factory = sqlite3.Row
+        return connection
+
+    @contextlib.contextmanager
+    def reader(self) -> Iterator[sqlite3.Connection]:
+        """A connection of its own for one page request (any thread), closed afterwards."""
+        connection = self._connect()
+        try:
+            connection.execute("PRAGMA query_only=1")
+            if self.path is None:  # shared cache locks tables; reading uncommitted rows is fine for a page
+                connection.execute("PRAGMA read_uncommitted=1")
+            yield connection
+        finally:
+            connection.close()
+
+    # --- writing (the writer thread only) ----------------------------------------------------
+    def write(self, items: Sequence[StoredEvaluation]) -> list[tuple[StoredEvaluation, Exception]]:
+        """Upsert `items` in one transaction; if that fails, one by one. Returns the rows refused."""
+        try:
+            with self._transaction():
+                for item in items:
+                    self._upsert(item)
+            return []
+        except (sqlite3.Error, ValueError, TypeError, OverflowError):
+            refused: list[tuple[StoredEvaluation, Exception]] = []
+            for item in items:
+                try:
+                    with self._transaction():
+                        self._upsert(item)
+                except (sqlite3.Error, ValueError, TypeError, OverflowError) as exc:
+                    refused.append((item, exc))
+            return refused
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def _upsert(self, item: StoredEvaluation) -> None:
+        hide = self.hide_texts
+        (record_id,) = self._db.execute(
+            _UPSERT_RECORD,
+            (
+                item.trace_id,
+                item.span_id,
+                item.service,
+                item.route,
+                item.model,
+                None if hide else item.question,
+                None if hide else item.answer,
+                float(item.evaluated_at),
+            ),
+        ).fetchone()
+        contradicting = contradicted_passages(item.verdicts)
+        for rank, passage in enumerate(item.passages or ()):
+            self._db.execute(
+                _UPSERT_PASSAGE,
+                (
+                    record_id,
+                    rank,
+                    passage.id,
+                    passage.score,
+                    None if hide else passage.text,
+                    passage.relevance,
+                    int(rank in contradicting),
+                ),
+            )
+        verdicts = [
+            {k: v for k, v in verdict.items() if k not in ("item", "reason")} if hide else verdict
+            for verdict in item.verdicts
+        ]
+        self._db.execute(
+            _UPSERT_EVALUATION,
+            (
+                record_id,
+                item.metric,
+                item.outcome,
+                item.score,
+                item.threshold,
+                int(item.lower_is_better),
+                None if hide else item.reason,
+                item.cause,
+                item.judge,
+                item.judge_model,
+                float(item.duration_s),
+                int(item.tokens),
+                float(item.cost_usd),
+                json.dumps(verdicts, ensure_ascii=False),
+                int(item.verdicts_truncated),
+                float(item.evaluated_at),
+            ),
+        )
+
+    # --- bounds ------------------------------------------------------------------------------
+    def used_bytes(self, db: sqlite3.Connection | None = None) -> int:
+        """Pages in use (freed pages are reused, so the file stops growing at about the cap); on the
+        writer's connection unless a reader's is given."""
+        db = db or self._db
+        pages = db.execute("PRAGMA page_count").fetchone()[0]
+        free = db.execute("PRAGMA freelist_count").fetchone()[0]
+        size: int = db.execute("PRAGMA page_size").fetchone()[0]
+        return int((pages - free) * size)
+
+    def enforce_bounds(self) -> None:
+        """Delete what is past the retention window, then the oldest records while over the size cap."""
+        cutoff = self._clock() - self.retention_s
+        expired = self._db.execute("SELECT id FROM records WHERE evaluated_at < ?", (cutoff,)).fetchall()
+        self._delete([row[0] for row in expired], "retention")
+        while self.used_bytes() > self.max_bytes:
+            (count,) = self._db.execute("SELECT COUNT(*) FROM records").fetchone()
+            if count == 0:
+                return
+            oldest = self._db.execute(
+                "SELECT id FROM records ORDER BY evaluated_at LIMIT ?", (max(1, count // 20),)
+            ).fetchall()
+            self._delete([row[0] for row in oldest], "size")
+
+    def _delete(self, record_ids: list[int], reason: str) -> None:
+        for start in range(0, len(record_ids), 500):
+            chunk = record_ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            with self._transaction():
+                evaluations = self._db.execute(
+                    f"DELETE FROM evaluations WHERE record_id IN ({marks})", chunk
+                ).rowcount
+                self._db.execute(f"DELETE FROM passages WHERE record_id IN ({marks})", chunk)
+                self._db.execute(f"DELETE FROM records WHERE id IN ({marks})", chunk)
+            if evaluations:
+                STORE_EVICTED.labels(reason).inc(evaluations)
+
+    def close(self) -> None:
+        self._db.close()
