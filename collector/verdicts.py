@@ -19,9 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from collector.metrics import VERDICTS_TRUNCATED
 from evaluators import VerdictRecord
-
-_DECIDED_BY_PASSAGES = frozenset({"supported", "contradicted"})  # checks whose references were passages
-_ARE_PASSAGES = frozenset({("node", "useful"), ("context", "contradicted_by_answer")})
+from evaluators.result import verdict_passages
 
 
 class VerdictLimits(BaseModel):
@@ -34,18 +32,6 @@ class VerdictLimits(BaseModel):
     max_reason_chars: int = Field(200, ge=0, description="Longer verdict reasons are cut.")
 
 
-def passages_of(verdict: VerdictRecord, position: int) -> list[int]:
-    """The passage indexes a verdict is about (see the module docstring); `position` is the verdict's
-    index among the verdicts of its kind (passage verdicts come in passage order)."""
-    if (verdict.kind, verdict.check) in _ARE_PASSAGES:
-        return [position]
-    if verdict.kind == "statement" and verdict.source_ids:
-        return list(verdict.source_ids)
-    if verdict.check in _DECIDED_BY_PASSAGES:
-        return list(verdict.supporting_ids)
-    return []
-
-
 def verdict_documents(
     verdicts: Sequence[VerdictRecord], limits: VerdictLimits, exporter: str, hide_texts: bool = False
 ) -> tuple[list[dict[str, Any]], int]:
@@ -53,16 +39,10 @@ def verdict_documents(
 
     `hide_texts`: items and reasons are left out (they quote the answer and the passages); verdicts and
     passage indexes remain."""
-    positions: dict[str, int] = {}
+    kept = verdicts[: limits.max_items]
     documents: list[dict[str, Any]] = []
-    for verdict in verdicts[: limits.max_items]:
-        position = positions.get(verdict.kind, 0)
-        positions[verdict.kind] = position + 1
-        document: dict[str, Any] = {
-            "kind": verdict.kind,
-            "verdict": verdict.label,
-            "passages": passages_of(verdict, position),
-        }
+    for verdict, passages in zip(kept, verdict_passages(kept), strict=True):
+        document: dict[str, Any] = {"kind": verdict.kind, "verdict": verdict.label, "passages": passages}
         if not hide_texts:
             document["item"] = verdict.item[: limits.max_item_chars]
             document["reason"] = verdict.reason[: limits.max_reason_chars]

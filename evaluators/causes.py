@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from enum import StrEnum
 
 from evaluators.case import TestCase
-from evaluators.result import MetricResult, Outcome
+from evaluators.result import MetricResult, Outcome, verdict_passages
 
 
 class Cause(StrEnum):
@@ -80,25 +80,17 @@ def passage_relevance(results: Sequence[MetricResult], passages: int) -> list[st
     """
     verdicts: list[list[bool]] = [[] for _ in range(passages)]
     for result in results:
-        for verdict in result.verdicts:
+        for verdict, targets in zip(result.verdicts, verdict_passages(result.verdicts), strict=True):
             if verdict.check == "relevant" and verdict.kind == "statement":
-                targets = [i for i in verdict.source_ids if i < passages]
                 is_relevant = verdict.verdict != "no"
             elif verdict.check == "useful" and result.name == "contextual_precision":
-                index = _node_index(result, verdict.item)
-                targets = [index] if index is not None and index < passages else []
                 is_relevant = verdict.verdict == "yes"
             else:
                 continue
             for index in targets:
-                verdicts[index].append(is_relevant)
+                if index < passages:
+                    verdicts[index].append(is_relevant)
     return [None if not judged else ("relevant" if any(judged) else "irrelevant") for judged in verdicts]
-
-
-def _node_index(result: MetricResult, item: str) -> int | None:
-    """Node verdicts come in passage order: the position of `item` among the result's node verdicts."""
-    nodes = [v.item for v in result.verdicts if v.kind == "node"]
-    return nodes.index(item) if item in nodes else None
 
 
 def failure_causes(case: TestCase, results: Sequence[MetricResult]) -> dict[str, Cause]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any
 
@@ -49,6 +50,31 @@ class VerdictRecord(BaseModel):
         """The verdict in words: supported / not_found / contradicted for a claim, relevant / irrelevant
         for a statement, ...; the raw verdict where the check has no words of its own."""
         return _LABELS.get(self.check, {}).get(self.verdict, self.verdict)
+
+
+_DECIDED_BY_PASSAGES = frozenset({"supported", "contradicted"})  # checks whose references were passages
+_ARE_PASSAGES = frozenset({("node", "useful"), ("context", "contradicted_by_answer")})
+
+
+def verdict_passages(verdicts: Sequence[VerdictRecord]) -> list[list[int]]:
+    """For each verdict of one metric, the 0-based retrieved passages it is about: the passages that
+    decide a claim (supporting or contradicting), the passage a statement came from, or the passage a
+    passage verdict judges (those come in passage order, so their position among the verdicts of their
+    kind is the passage's index)."""
+    positions: dict[str, int] = {}
+    passages: list[list[int]] = []
+    for verdict in verdicts:
+        position = positions.get(verdict.kind, 0)
+        positions[verdict.kind] = position + 1
+        if (verdict.kind, verdict.check) in _ARE_PASSAGES:
+            passages.append([position])
+        elif verdict.kind == "statement" and verdict.source_ids:
+            passages.append(list(verdict.source_ids))
+        elif verdict.check in _DECIDED_BY_PASSAGES:
+            passages.append(list(verdict.supporting_ids))
+        else:
+            passages.append([])
+    return passages
 
 
 class MetricResult(BaseModel):
