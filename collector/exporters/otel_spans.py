@@ -27,9 +27,10 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.sampling import ALWAYS_ON
 from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, SpanKind, Status, StatusCode, TraceFlags
 from opentelemetry.util.types import AttributeValue
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from collector import __version__
+from collector.endpoints import sendable_headers
 from collector.exporters import explanation, score_label
 from collector.exporters.held_spans import HeldSpanProcessor
 from collector.logs import OneLineFilter
@@ -73,6 +74,8 @@ class OtelExportConfig(BaseModel):
         description="How long held spans are sent again while the endpoint fails, before they are given "
         "up and counted (offsets wait meanwhile, so a restart does not lose them).",
     )
+
+    _sendable = field_validator("headers")(sendable_headers)
 
 
 def evaluation_attributes(

@@ -26,6 +26,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from collector import __version__
+from collector.endpoints import base_url, sendable_headers
 from collector.exporters import explanation, score_label
 from collector.exporters.held import Held, Sent
 from collector.logs import RateLimitedLog
@@ -72,14 +73,10 @@ class PhoenixConfig(BaseModel):
     @field_validator("endpoint")
     @classmethod
     def _base_url(cls, value: str | None) -> str | None:
-        if not value:
-            return None
-        value = value.rstrip("/")
-        if not value.startswith(("http://", "https://")):
-            raise ValueError("give an http:// or https:// URL")
-        if value.endswith(("/v1", "/v1/span_annotations")):
-            raise ValueError("give Phoenix's base URL: /v1/span_annotations is added to it")
-        return value
+        hint = "give Phoenix's base URL: /v1/span_annotations is added to it"
+        return base_url(value, ("/v1", "/v1/span_annotations"), hint)
+
+    _sendable = field_validator("headers")(sendable_headers)
 
 
 def annotator_kind(evaluation: Evaluation) -> str:

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
-from pydantic_core import InitErrorDetails, PydanticCustomError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from collector import __version__
+from collector.endpoints import base_url, sendable_headers
 from collector.logs import RateLimitedLog
 from collector.metrics import FORWARDED
 
@@ -68,28 +68,10 @@ class ForwardConfig(BaseModel):
     @field_validator("endpoint")
     @classmethod
     def _base_url(cls, value: str | None) -> str | None:
-        """A mistake is caught by `check-config`, not found out as a failure on every request."""
-        if not value:
-            return None
-        value = value.rstrip("/")
-        if not value.startswith(("http://", "https://")):
-            raise ValueError("give an http:// or https:// URL")
-        if value.endswith(("/v1/traces", "/v1/logs")):
-            raise ValueError("give the base URL: /v1/traces and /v1/logs are added to it")
-        return value
+        hint = "give the base URL: /v1/traces and /v1/logs are added to it"
+        return base_url(value, ("/v1/traces", "/v1/logs"), hint)
 
-    @field_validator("headers")
-    @classmethod
-    def _sendable(cls, headers: dict[str, SecretStr]) -> dict[str, SecretStr]:
-        """HTTP headers are ASCII lines: anything else would kill the sending thread on every start.
-        Raised as a ValidationError with the input masked: a ValueError's would print the secret."""
-        for name, value in headers.items():
-            text = name + value.get_secret_value()
-            if not text.isascii() or "\r" in text or "\n" in text:
-                error = PydanticCustomError("header", "ASCII without line breaks")
-                line = InitErrorDetails(type=error, loc=(name,), input="**********")
-                raise ValidationError.from_exception_data("headers", [line])
-        return headers
+    _sendable = field_validator("headers")(sendable_headers)
 
 
 @dataclass(frozen=True, slots=True)

@@ -61,3 +61,23 @@ def test_an_invalid_setting_is_one_line_that_never_repeats_the_value(tmp_path) -
     assert result.stderr.count("\n") == 1 and "987654321" not in result.stderr and "lots" not in result.stderr
     assert "otel_export.headers.authorization: Input should be a valid string" in result.stderr
     assert "kafka.max_record_bytes: Input should be a valid integer" in result.stderr
+
+
+def test_every_configured_endpoint_refuses_headers_http_cannot_send(tmp_path) -> None:
+    """One check for forwarding, evaluation spans and Phoenix: named, masked, at start."""
+    config = tmp_path / "ragpulse.yaml"
+    bad = 'authorization: "Bearer tok\\u00e9n-secret"'
+    config.write_text(
+        f"otlp:\n  forward:\n    endpoint: http://collector:4318\n    headers: {{{bad}}}\n"
+        f"otel_export:\n  endpoint: http://tempo:4318/v1/traces\n  headers: {{{bad}}}\n"
+        f"phoenix:\n  endpoint: http://phoenix:6006\n  headers: {{{bad}}}\n"
+    )
+    result = check_config("--config", str(config))
+    assert result.returncode == 2
+    assert "secret" not in result.stdout + result.stderr
+    for where in (
+        "otlp.forward.headers.authorization",
+        "otel_export.headers.authorization",
+        "phoenix.headers",
+    ):
+        assert where in result.stderr, result.stderr
