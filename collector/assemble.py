@@ -23,7 +23,7 @@ from collector.stages import Ack
 
 
 class AssemblyConfig(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     quiet_period_s: float = Field(5.0, ge=0, description="Quiet time after the root span before closing.")
     max_age_s: float = Field(60.0, gt=0, description="Close a trace this long after its first span.")

@@ -1,4 +1,4 @@
-"""`ragpulse` command line: run, demo, eval, replay, check-config, inspect."""
+"""`ragpulse` command line: run, demo, eval, export-cases, replay, check-config, inspect."""
 
 from __future__ import annotations
 
@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from collector import __version__
+from collector.errors import ConfigError
 from collector.logs import quiet_libraries
 
 if TYPE_CHECKING:
@@ -142,6 +144,12 @@ def _inspect_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--otlp-grpc-port", dest="otlp_grpc_port", type=int, help="--listen: OTLP/gRPC port")
 
 
+def cmd_export_cases(args: argparse.Namespace) -> int:
+    from collector.export_cases import main as export_cases_main
+
+    return export_cases_main(args)
+
+
 def cmd_eval(argv: list[str]) -> int:
     from evaluators.cli import main as eval_main
 
@@ -181,6 +189,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     _inspect_args(inspect)
     inspect.set_defaults(handler=cmd_inspect)
+    export_cases = commands.add_parser(
+        "export-cases", help="failed evaluations as JSONL test cases for `ragpulse eval` (store, topic, URL)"
+    )
+    from collector.export_cases import add_arguments as export_cases_args
+
+    export_cases_args(export_cases)
+    export_cases.set_defaults(handler=cmd_export_cases)
     commands.add_parser("eval", help="batch-evaluate a JSONL/JSON/CSV file of test cases (see eval --help)")
     args = parser.parse_args(argv)
     logging.basicConfig(
@@ -194,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValidationError as exc:
         print(f"ragpulse: configuration error: {_without_inputs(exc)}", file=sys.stderr)
         return 2
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, ConfigError) as exc:
         print(f"ragpulse: configuration error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # e.g. a port already taken: the message names it and the setting that moves it
@@ -204,10 +219,15 @@ def main(argv: list[str] | None = None) -> int:
 
 def _without_inputs(exc: ValidationError) -> str:
     """Where and what, never the value given: a mistyped secret (a header, a key) must not be printed."""
-    return "; ".join(
-        f"{'.'.join(str(part) for part in error['loc']) or 'settings'}: {error['msg']}"
-        for error in exc.errors(include_input=False, include_url=False)
-    )
+    return "; ".join(_problem(error) for error in exc.errors(include_input=False, include_url=False))
+
+
+def _problem(error: ErrorDetails) -> str:
+    where = ".".join(str(part) for part in error["loc"])
+    if error["type"] == "extra_forbidden":
+        return f"{where}: unknown key (a typo? `ragpulse check-config` lists the valid settings)"
+    message = error["msg"].removeprefix("Value error, ")
+    return f"{where}: {message}" if where else message
 
 
 if __name__ == "__main__":

@@ -11,20 +11,23 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field
+import yaml
+from pydantic import Field, model_validator
 from pydantic_settings import (
     BaseSettings,
     EnvSettingsSource,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
-    YamlConfigSettingsSource,
 )
 
 from collector.assemble import AssemblyConfig
+from collector.canary import CanaryConfig
 from collector.conventions import ExtractionConfig
+from collector.errors import ConfigError
 from collector.exporters.kafka_results import KafkaResultsConfig
 from collector.exporters.otel_spans import OtelExportConfig
 from collector.exporters.phoenix import PhoenixConfig
+from collector.feedback import FeedbackConfig
 from collector.judging.config import JudgeConfig, MetricsConfig
 from collector.metrics import LabelsConfig
 from collector.page.config import PageConfig
@@ -33,6 +36,8 @@ from collector.receivers.kafka import KafkaConfig
 from collector.receivers.otlp import OtlpConfig
 from collector.sampling import SamplingConfig
 from collector.verdicts import VerdictLimits
+from evaluators.metrics.custom import CustomMetrics, check_names, yaml_problem
+from evaluators.metrics.registry import ALIASES, builtin_names, check_known, create_metric
 
 
 class Settings(BaseSettings):
@@ -54,6 +59,13 @@ class Settings(BaseSettings):
     phoenix: PhoenixConfig = Field(default_factory=PhoenixConfig)
     verdicts: VerdictLimits = Field(default_factory=VerdictLimits)
     page: PageConfig = Field(default_factory=PageConfig)
+    feedback: FeedbackConfig = Field(default_factory=FeedbackConfig)
+    canary: CanaryConfig = Field(default_factory=CanaryConfig)
+    custom_metrics: CustomMetrics = Field(
+        default_factory=dict,
+        description="Named custom criteria (kind geval or aspect), usable in sampling.metrics like built-in "
+        "metrics; see evaluators/metrics/custom.py.",
+    )
     hide_texts: bool = Field(
         False,
         description="Evaluation spans, the results topic and the page keep scores, verdicts and ids, never "
@@ -77,6 +89,32 @@ class Settings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings, env_settings)
 
+    @model_validator(mode="after")
+    def _metrics_exist(self) -> Settings:
+        """A misspelt metric name fails here, at load, not as an error on every evaluation later."""
+        check_names(self.custom_metrics, {*builtin_names(), *ALIASES})
+        sampling = self.sampling
+        for where, names in (
+            ("sampling.metrics", sampling.metrics),
+            ("sampling.reference_metrics", sampling.reference_metrics),
+            ("sampling.metric_rates", sampling.metric_rates),
+            ("metrics.options", self.metrics.options),
+            ("canary.metrics", self.canary.metrics),
+        ):
+            try:
+                check_known(names, self.custom_metrics)
+            except ValueError as error:
+                raise ValueError(f"{where}: {error}") from None
+        for name, options in self.metrics.options.items():
+            try:
+                create_metric(name, custom=self.custom_metrics, **options)
+            except TypeError as error:  # an option the metric's constructor does not take
+                unknown = str(error).rpartition("argument ")[2]
+                raise ValueError(f"metrics.options.{name}: unknown option {unknown}") from None
+            except ValueError as error:
+                raise ValueError(f"metrics.options.{name}: {error}") from None
+        return self
+
     def with_values(self, **dotted: Any) -> Settings:
         """A copy with `dotted` fields replaced, e.g. `with_values(**{"kafka.bootstrap_servers": None})`."""
         return Settings.model_validate(_merge(self.model_dump(), _nest(dotted)))
@@ -85,12 +123,25 @@ class Settings(BaseSettings):
 def load_settings(yaml_file: Path | None = None, **flags: Any) -> Settings:
     """Settings from flags (None values ignored; dotted keys set nested fields), environment, YAML
     and defaults, in that order of precedence."""
-    if yaml_file is not None and not yaml_file.is_file():
-        raise FileNotFoundError(f"config file not found: {yaml_file}")
-    from_yaml = YamlConfigSettingsSource(Settings, yaml_file=yaml_file)() if yaml_file is not None else {}
+    from_yaml = _read_yaml(yaml_file) if yaml_file is not None else {}
     from_env = EnvSettingsSource(Settings)()
     from_flags = _nest({k: v for k, v in flags.items() if v is not None})
     return Settings.model_validate(_merge(_merge(from_yaml, from_env), from_flags))
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    """The file's top-level mapping; a missing file or broken YAML is one line, not a traceback."""
+    if not path.is_file():
+        raise FileNotFoundError(f"config file not found: {path}")
+    try:
+        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{path}: {yaml_problem(error)}") from None
+    if document is None:
+        return {}
+    if not isinstance(document, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping of sections (otlp:, kafka:, ...)")
+    return document
 
 
 def _nest(flat: dict[str, Any]) -> dict[str, Any]:

@@ -58,7 +58,9 @@ def quiet_libraries(level: int) -> None:
     """kafka-python logs every metadata refresh at INFO and every broken connection at ERROR with a
     traceback: at WARNING unless ragpulse runs at DEBUG, one line per message template per 30 s.
     On the handlers, since a logger's filter does not see its children's records."""
-    if level > logging.DEBUG:
-        logging.getLogger("kafka").setLevel(logging.WARNING)
-        for handler in logging.getLogger().handlers:
-            handler.addFilter(OneLineFilter(only="kafka"))
+    if level <= logging.DEBUG:  # everything, even after an earlier call in this process quietened it
+        logging.getLogger("kafka").setLevel(logging.NOTSET)
+        return
+    logging.getLogger("kafka").setLevel(logging.WARNING)
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(OneLineFilter(only="kafka"))

@@ -6,7 +6,9 @@ through `LabelPolicy.bound`, so a misbehaving app can never create unbounded ser
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable
+from typing import Literal
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from pydantic import BaseModel, ConfigDict, Field
@@ -23,14 +25,14 @@ BUILD_INFO = Gauge("ragpulse_build_info", "ragpulse version (always 1).", ["vers
 EVALUATION_SCORE = Histogram(
     "ragpulse_evaluation_score",
     "Evaluation scores (0..1) per metric; exemplars link to the trace.",
-    ["metric", "service", "route"],
+    ["metric", "service", "route", "version"],
     buckets=SCORE_BUCKETS,
     registry=REGISTRY,
 )
 EVALUATIONS = Counter(
     "ragpulse_evaluations",
     "Evaluations by outcome (passed, failed, error, unmeasured).",
-    ["metric", "service", "route", "outcome"],
+    ["metric", "service", "route", "version", "outcome"],
     registry=REGISTRY,
 )
 FAILURES = Counter(
@@ -39,6 +41,13 @@ FAILURES = Counter(
     "unsupported_claim, contradicted_claim, off_topic, refusal, incorrect_answer, criteria: the "
     "generator's).",
     ["metric", "cause", "service"],
+    registry=REGISTRY,
+)
+VERSION_FIRST_SEEN = Gauge(
+    "ragpulse_version_first_seen_timestamp_seconds",
+    "When this process first scored a version of a service (unix seconds): the newest version is the one "
+    "with the largest value. Removed with the version's series when `labels.max_versions` evicts it.",
+    ["service", "version"],
     registry=REGISTRY,
 )
 
@@ -148,11 +157,68 @@ FORWARDED = Counter(
     registry=REGISTRY,
 )
 
+# Judge canary (collector/canary.py): a frozen golden set re-judged on a schedule
+CANARY_AGREEMENT = Gauge(
+    "ragpulse_judge_canary_agreement_ratio",
+    "Share of the golden set's (case, metric) verdicts the judge repeats at the last canary run (1 = "
+    "unchanged; lower = the judge changed, not the app).",
+    ["metric", "judge", "model"],
+    registry=REGISTRY,
+)
+CANARY_SCORE_DRIFT = Gauge(
+    "ragpulse_judge_canary_score_drift",
+    "Mean absolute score change of the golden set from its stored verdicts, at the last canary run.",
+    ["metric", "judge", "model"],
+    registry=REGISTRY,
+)
+CANARY_RUNS = Counter(
+    "ragpulse_judge_canary_runs",
+    "Judge canary runs by outcome (ok; error: nothing could be judged, e.g. the judge is down).",
+    ["outcome"],
+    registry=REGISTRY,
+)
+CANARY_LAST_RUN = Gauge(
+    "ragpulse_judge_canary_last_run_timestamp_seconds",
+    "Unix time of the last successful canary run: the agreement and drift gauges are as of then.",
+    registry=REGISTRY,
+)
+
+# Human feedback (collector/feedback.py): users' thumbs or scores joined to the judge's verdicts
+FEEDBACK = Counter(
+    "ragpulse_feedback",
+    "Human feedback read, by source (span, event, kafka) and sentiment (positive, negative, invalid).",
+    ["source", "sentiment"],
+    registry=REGISTRY,
+)
+JUDGE_HUMAN_AGREEMENT = Counter(
+    "ragpulse_judge_human_agreement",
+    "Human feedback matched to a judge verdict, per metric: judge (passed, failed) by human (positive, "
+    "negative), the confusion matrix of the judge against users; exemplars link to the trace.",
+    ["metric", "judge", "human"],
+    registry=REGISTRY,
+)
+FEEDBACK_UNMATCHED = Counter(
+    "ragpulse_feedback_unmatched",
+    "Human feedback not compared with a verdict, by reason (expired: no evaluation came within "
+    "feedback.match_window_s; no_evaluation: not scored on the metric it names; no_verdict: only error or "
+    "unmeasured outcomes; pending_full; not_human; invalid_value, invalid_id, invalid_record).",
+    ["reason"],
+    registry=REGISTRY,
+)
+FEEDBACK_JUDGE_SCORE = Histogram(
+    "ragpulse_feedback_judge_score",
+    "The judge's score of answers users rated, by metric and the human's verdict (positive, negative): "
+    "the score that separates the two is a calibrated threshold.",
+    ["metric", "human"],
+    buckets=SCORE_BUCKETS,
+    registry=REGISTRY,
+)
+
 
 class LabelsConfig(BaseModel):
     """Allow-lists for free-text Prometheus labels; empty = the first `max_values` seen."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     services: list[str] = Field(default_factory=list)
     routes: list[str] = Field(default_factory=list)
@@ -163,6 +229,20 @@ class LabelsConfig(BaseModel):
         ge=1,
         description="Distinct (service, route) pairs; beyond, a new pair's route becomes `other`. Bounds the "
         "product, not only each label: the score histogram has ~25 series per pair and metric.",
+    )
+    version_from: Literal["service_version", "prompt_version", "model"] = Field(
+        "service_version", description="The record field the `version` label of the score metrics shows."
+    )
+    versions: list[str] = Field(
+        default_factory=list,
+        description="Allow-list of `version` values (others become `other`); empty = the most recent "
+        "`max_versions` per service.",
+    )
+    max_versions: int = Field(
+        5,
+        ge=1,
+        description="Versions per service with their own series; a new one removes the series of the least "
+        "recently scored, so a new deploy always gets its own label.",
     )
 
 
@@ -187,3 +267,46 @@ class LabelPolicy:
             self._allowed.add(value)
             return value
         return OTHER
+
+
+class VersionPolicy:
+    """Maps a version onto the `version` label: a fixed allow-list, else the `max_versions` versions per
+    service scored most recently.
+
+    Unlike `LabelPolicy`, a full set does not turn newcomers into `other`: a new deploy is exactly the
+    value that must get its own series. `bound` returns the label and the version it evicted (whose
+    series the exporter removes), and remembers when each version was first seen."""
+
+    def __init__(self, allowed: Iterable[str] = (), max_versions: int = 5) -> None:
+        self._allowed = frozenset(allowed)
+        self._max_versions = max_versions
+        self._recent: dict[str, OrderedDict[str, None]] = {}  # service -> versions, least recent first
+        self._first_seen: OrderedDict[tuple[str, str], float] = OrderedDict()
+
+    @classmethod
+    def from_config(cls, labels: LabelsConfig) -> VersionPolicy:
+        return cls(labels.versions, labels.max_versions)
+
+    def bound(self, service: str, value: str) -> tuple[str, str | None]:
+        """(label, evicted version or None) for a version of `service`."""
+        if not value:
+            return "unknown", None
+        if self._allowed:
+            return (value if value in self._allowed else OTHER), None
+        recent = self._recent.setdefault(service, OrderedDict())
+        evicted = None
+        if value not in recent and len(recent) >= self._max_versions:
+            evicted, _ = recent.popitem(last=False)
+        recent[value] = None
+        recent.move_to_end(value)
+        return value, evicted
+
+    def first_seen(self, service: str, version: str, now: float) -> float:
+        """When `version` of `service` was first seen; kept across an eviction (bounded memory), so a
+        version coming back is not mistaken for the newest."""
+        key = (service, version)
+        if key not in self._first_seen:
+            self._first_seen[key] = now
+            while len(self._first_seen) > 100 * self._max_versions:
+                self._first_seen.popitem(last=False)
+        return self._first_seen[key]

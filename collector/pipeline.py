@@ -25,6 +25,7 @@ from collector.assemble import AssembledTrace, TraceAssembler
 from collector.conventions import ExtractionConfig, ExtractionError, extract
 from collector.dedup import RecentKeys, evaluation_key
 from collector.evaluation_queue import EvaluationQueue, Job, TraceHold
+from collector.feedback_source import SpanFeedback
 from collector.logs import RateLimitedLog
 from collector.metrics import ASSEMBLY_TRACES, DROPPED, END_TO_END, SAMPLING_DECISIONS, TRACES
 from collector.records import RagRecord
@@ -48,7 +49,7 @@ _SATURATED_POLL_S = 0.2
 class EvaluationConfig(BaseModel):
     """The evaluate stage: its queue, its concurrency, duplicate suppression and the drain."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     queue_size: int = Field(
         1000,
@@ -93,6 +94,7 @@ class Pipeline:
         log_records: bool = False,
         already_evaluated: Iterable[tuple[str, str]] = (),
         extraction: ExtractionConfig | None = None,
+        feedback: SpanFeedback | None = None,
     ) -> None:
         """`already_evaluated`: `evaluation_key`s known to be scored, e.g. read back at start."""
         self.config = config or EvaluationConfig()
@@ -100,6 +102,7 @@ class Pipeline:
         self.sampler, self.evaluator, self.exporters = sampler, evaluator, list(exporters)
         self.log_records = log_records
         self.extraction = extraction or ExtractionConfig()
+        self.feedback = feedback  # human feedback rides in any trace, RAG data or not
         self._recent = RecentKeys(ttl_s=self.config.dedup_window_s)
         for key in already_evaluated:
             self._recent.add(key, time.monotonic())
@@ -147,6 +150,8 @@ class Pipeline:
         ASSEMBLY_TRACES.set(len(self.assembler))
 
     def _process(self, trace: AssembledTrace) -> None:
+        if self.feedback is not None:
+            self.feedback.read(trace.spans)
         try:
             records = extract(trace.trace_id, trace.spans, self.extraction)
         except ExtractionError as exc:

@@ -19,8 +19,8 @@ class RagRecord:
     """One RAG interaction found in a trace.
 
     `anchor_span_id` is the span the evaluation span is parented to (the span that carried the
-    response). Labels (`service`, `route`, `model`) are raw here; the Prometheus exporter maps them
-    onto the configured allow-lists.
+    response). Labels (`service`, `route`, `model`, and the versions the `version` label reads) are
+    raw here; the Prometheus exporter maps them onto the configured allow-lists.
     """
 
     trace_id: str  # 32 lowercase hex
@@ -33,6 +33,8 @@ class RagRecord:
     service: str = "unknown"
     route: str = ""
     model: str = ""
+    service_version: str = ""  # the app's OTel resource attribute `service.version`
+    prompt_version: str = ""  # the prompt template's version, when the instrumentation records one
     convention: str = ""
     end_time_unix_nano: int = 0
     conversation_id: str = ""  # session.id / gen_ai.conversation.id; never a Prometheus label
@@ -47,6 +49,8 @@ class RagRecord:
             "service": self.service,
             "route": self.route,
             "model": self.model,
+            "service_version": self.service_version,
+            "prompt_version": self.prompt_version,
             "conversation_id": self.conversation_id,
             "query": self.query[:max_chars],
             "response": self.response[:max_chars],

@@ -25,21 +25,15 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from collector.judging.cases import filled_fields, to_test_case
 from collector.metrics import JUDGE_BUDGET_REMAINING, SAMPLING_DECISIONS
 from collector.records import RagRecord
-from evaluators import CaseField, TestCase, required_inputs
+from evaluators import CaseField, CustomMetrics, TestCase, required_inputs
 
 Rate = Annotated[float, Field(ge=0.0, le=1.0)]
 Clock = Callable[[], float]
 
-# Metrics the evaluators do not know by name (custom G-Eval criteria) read the query and the answer.
-_DEFAULT_INPUTS = (CaseField.INPUT, CaseField.ACTUAL_OUTPUT)
 
-
-def metric_inputs(name: str) -> tuple[CaseField, ...]:
-    """What the metric `name` needs, as the metric declares it."""
-    try:
-        return required_inputs(name)
-    except ValueError:
-        return _DEFAULT_INPUTS
+def metric_inputs(name: str, custom: CustomMetrics | None = None) -> tuple[CaseField, ...]:
+    """What the metric `name` (built-in or custom; the settings checked it exists) needs."""
+    return required_inputs(name, custom)
 
 
 class SamplingOutcome(StrEnum):
@@ -53,7 +47,7 @@ class SamplingOutcome(StrEnum):
 class SamplingRule(BaseModel):
     """Overrides the base rate for matching records; e.g. always judge answers from weak retrieval."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     route: str | None = Field(None, description="Exact value or glob (fnmatch), e.g. '/api/*'.")
     service: str | None = Field(None, description="Exact value or glob.")
@@ -83,7 +77,7 @@ class SamplingRule(BaseModel):
 class BudgetConfig(BaseModel):
     """Judge spend limits over rolling windows; unset = no limit. The offline judge spends nothing."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     tokens_per_hour: int | None = Field(None, gt=0)
     tokens_per_day: int | None = Field(None, gt=0)
@@ -92,7 +86,7 @@ class BudgetConfig(BaseModel):
 
 
 class SamplingConfig(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     rate: Rate = Field(
         1.0, description="Share of traces evaluated (1.0 = every trace); lower it in production."
@@ -216,9 +210,11 @@ class Sampler:
         self,
         config: SamplingConfig,
         clock: Clock = time.time,
+        custom: CustomMetrics | None = None,
     ) -> None:
         self.config = config
-        self._inputs = {name: metric_inputs(name) for name in (*config.metrics, *config.reference_metrics)}
+        names = (*config.metrics, *config.reference_metrics)
+        self._inputs = {name: metric_inputs(name, custom) for name in names}
         self._lock = threading.Lock()
         per_minute = config.max_evaluations_per_minute
         self._throttle = TokenBucket(per_minute, clock) if per_minute else None

@@ -18,15 +18,18 @@ from dataclasses import dataclass
 
 from collector import __version__
 from collector.assemble import TraceAssembler
+from collector.canary import Canary, build_canary
 from collector.config import Settings
 from collector.deadletter import KafkaDeadLetters, LogDeadLetters
 from collector.exporters.kafka_results import KafkaResultsExporter, recent_results
 from collector.exporters.otel_spans import OtelSpanExporter
 from collector.exporters.phoenix import PhoenixAnnotationExporter
 from collector.exporters.prometheus import PrometheusExporter
+from collector.feedback import FeedbackJoin
+from collector.feedback_source import SpanFeedback, topic_receiver
 from collector.judging.build import build_evaluator
 from collector.kafka_options import security_options
-from collector.metrics import BUILD_INFO, LabelPolicy
+from collector.metrics import BUILD_INFO, LabelPolicy, VersionPolicy
 from collector.page.app import Page
 from collector.pipeline import Pipeline
 from collector.receivers.forward import OtlpForwarder
@@ -48,6 +51,7 @@ class Service:
     pipeline: Pipeline
     status: StatusServer
     receivers: list[Receiver]
+    canary: Canary | None = None
 
     @property
     def receiver(self) -> Receiver:
@@ -60,19 +64,34 @@ def build(settings: Settings, evaluate: bool = True, replay: tuple[int, int] | N
     `replay=(start_ms, end_ms)` re-reads that range of the Kafka topic instead of joining the group."""
     dead_letters = build_dead_letters(settings)
     receivers = build_receivers(settings, dead_letters, replay)
+    feedback = FeedbackJoin(settings.feedback) if evaluate else None  # human feedback vs the judge
+    feedback_topic = (
+        topic_receiver(settings.feedback, settings.kafka, feedback, dead_letters)
+        if feedback and replay is None
+        else None
+    )
+    receivers += [feedback_topic] if feedback_topic is not None else []
     page = build_page(settings) if evaluate else None
     workers = settings.evaluation.workers
+    custom = settings.custom_metrics
+    evaluator = build_evaluator(settings.judge, settings.metrics, workers, custom) if evaluate else None
+    canary = (
+        build_canary(settings.canary, evaluator, settings.metrics.options, custom)
+        if evaluator is not None and replay is None
+        else None
+    )
     pipeline = Pipeline(
         receivers=receivers,
         assembler=TraceAssembler(settings.assembly),
         dead_letters=dead_letters,
-        sampler=Sampler(settings.sampling) if evaluate else None,
-        evaluator=build_evaluator(settings.judge, settings.metrics, workers) if evaluate else None,
-        exporters=build_exporters(settings, page) if evaluate else [],
+        sampler=Sampler(settings.sampling, custom=settings.custom_metrics) if evaluate else None,
+        evaluator=evaluator,
+        exporters=[*build_exporters(settings, page), feedback.exporter] if feedback is not None else [],
         config=settings.evaluation,
         log_records=settings.log_records,
         already_evaluated=recently_evaluated(settings) if evaluate else [],
         extraction=settings.extraction,
+        feedback=SpanFeedback(feedback) if feedback is not None and settings.feedback.enabled else None,
     )
     status = StatusServer(
         settings.metrics_host,
@@ -82,7 +101,7 @@ def build(settings: Settings, evaluate: bool = True, replay: tuple[int, int] | N
         page=page,
     )
     BUILD_INFO.labels(__version__).set(1)
-    return Service(settings, pipeline, status, receivers)
+    return Service(settings, pipeline, status, receivers, canary)
 
 
 def build_dead_letters(settings: Settings) -> DeadLetterSink:
@@ -147,6 +166,8 @@ def build_exporters(settings: Settings, page: Page | None = None) -> list[Evalua
             LabelPolicy(labels.services, labels.max_values),
             LabelPolicy(labels.routes, labels.max_values),
             labels.max_pairs,
+            VersionPolicy.from_config(labels),
+            labels.version_from,
         )
     ]
     if settings.otel_export.endpoint:
@@ -194,9 +215,15 @@ async def serve(service: Service, stop: asyncio.Event | None = None, handle_sign
         if settings.summary_interval_s > 0
         else None
     )
+    # The judge canary re-judges its golden set in a task of its own (never on the ingest path); it
+    # stops with `stop`, before the pipeline shuts the judge down behind it.
+    canary = asyncio.create_task(service.canary.run(stop)) if service.canary is not None else None
     try:
         await service.pipeline.run(stop)
     finally:
+        if canary is not None:
+            canary.cancel()
+            await asyncio.gather(canary, return_exceptions=True)
         if summaries is not None:
             summaries.cancel()
         service.status.shutdown()

@@ -97,17 +97,47 @@ def summary_lines(settings: Settings) -> list[str]:
         else "no results topic"
     )
     rate = "every trace" if sampling.rate >= 1.0 else f"{sampling.rate:.0%} of traces"
+    custom = [custom_line(settings)] if settings.custom_metrics else []
+    trust = [trust_line(settings)]
     return [
         f"judge:     {judge_line(settings)}",
         f"source:    {source}",
         f"metrics:   http://{settings.metrics_host}:{settings.metrics_port}/metrics (also /healthz, /readyz)",
         f"sampling:  {rate}; metrics {', '.join(sampling.metrics)}"
         f" (+ {', '.join(sampling.reference_metrics)} when a trace carries an expected output)",
+        *custom,
         f"exporters: Prometheus; {spans}; {results}"
         + (f"; Phoenix annotations to {settings.phoenix.endpoint}" if settings.phoenix.endpoint else ""),
         f"page:      {page_line(settings)}",
+        *trust,
         f"assembly:  a trace closes {settings.assembly.quiet_period_s:g} s after its root span ended",
     ]
+
+
+def custom_line(settings: Settings) -> str:
+    used = {*settings.sampling.metrics, *settings.sampling.reference_metrics}
+    named = ", ".join(
+        f"{name} ({spec.kind}{'' if name in used else ', not in sampling.metrics'})"
+        for name, spec in settings.custom_metrics.items()
+    )
+    if settings.judge.base_url is None:
+        return f"custom:    {named}; unmeasured under the offline judge (set judge.base_url)"
+    return f"custom:    {named}"
+
+
+def trust_line(settings: Settings) -> str:
+    """Human feedback and the judge canary: what tells a judge problem from an app problem."""
+    feedback = settings.feedback
+    if not feedback.enabled:
+        heard = "human feedback off"
+    elif feedback.kafka_topic:
+        heard = f"human feedback from spans and topic {feedback.kafka_topic}"
+    else:
+        heard = "human feedback from spans (ragpulse.feedback, OpenInference annotations)"
+    canary = settings.canary
+    if canary.cases is None:
+        return f"trust:     {heard}; no judge canary (canary.cases unset)"
+    return f"trust:     {heard}; judge canary {canary.cases.name} every {canary.interval_s:g} s"
 
 
 def page_line(settings: Settings) -> str:

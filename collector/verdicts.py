@@ -25,7 +25,7 @@ from evaluators.result import verdict_passages
 class VerdictLimits(BaseModel):
     """How much of the verdicts travels with a score (beyond it they are cut and counted)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     max_items: int = Field(50, ge=0, description="Verdicts per evaluation; the rest are counted, not sent.")
     max_item_chars: int = Field(300, ge=0, description="Longer claims and statements are cut.")

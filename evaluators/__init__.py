@@ -31,6 +31,7 @@ from evaluators.metrics import (
     metric_names,
     required_inputs,
 )
+from evaluators.metrics.custom import CustomMetrics, CustomMetricsError, load_custom_metrics
 from evaluators.result import (
     CaseResult,
     EvaluationResult,
@@ -39,6 +40,7 @@ from evaluators.result import (
     Outcome,
     VerdictRecord,
 )
+from evaluators.testing import assert_rag
 
 __all__ = [
     "STAGE",
@@ -56,6 +58,8 @@ __all__ = [
     "ContextualPrecision",
     "ContextualRecall",
     "ContextualRelevancy",
+    "CustomMetrics",
+    "CustomMetricsError",
     "EvaluationResult",
     "Faithfulness",
     "GEval",
@@ -76,10 +80,12 @@ __all__ = [
     "VerdictRecord",
     "a_evaluate",
     "a_evaluate_case",
+    "assert_rag",
     "create_metric",
     "evaluate",
     "failure_causes",
     "is_refusal",
+    "load_custom_metrics",
     "metric_names",
     "passage_relevance",
     "required_inputs",

@@ -8,6 +8,7 @@ inside ragpulse only deepeval's names are used (`input`, `actual_output`, `retri
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
@@ -105,3 +106,36 @@ class TestCase(BaseModel):
         if isinstance(value, list):
             return "\n".join(f"[{i}] {passage}" for i, passage in enumerate(value))
         return value or ""
+
+
+def _names(alias: object) -> list[str]:
+    choices = getattr(alias, "choices", None)
+    return [str(choice) for choice in choices] if choices else []
+
+
+# Every input name TestCase accepts: deepeval's (LLMTestCase) and ragas' (SingleTurnSample) attributes.
+_ATTRIBUTES = (
+    *(name for info in TestCase.model_fields.values() for name in _names(info.validation_alias)),
+    "id",
+    "metadata",
+)
+
+
+def case_input(case: object) -> TestCase | Mapping[str, Any]:
+    """A TestCase or a mapping as is; any other object (deepeval's `LLMTestCase`, ragas'
+    `SingleTurnSample`) read by attribute names, so neither library has to be imported here."""
+    if isinstance(case, TestCase | Mapping):
+        return case
+    data: dict[str, Any] = {}
+    for name in _ATTRIBUTES:
+        value = getattr(case, name, None)
+        if value is not None and not callable(value):
+            data.setdefault(name, value)
+    label = getattr(case, "name", None)  # deepeval's test-case name
+    if "id" not in data and isinstance(label, str) and label:
+        data["id"] = label
+    metadata = data.get("metadata", getattr(case, "additional_metadata", None))
+    data.pop("metadata", None)
+    if isinstance(metadata, Mapping):
+        data["metadata"] = dict(metadata)
+    return data

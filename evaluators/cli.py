@@ -1,32 +1,45 @@
 """`ragpulse eval`: batch-evaluate a file of test cases, for CI.
 
-    ragpulse eval cases.jsonl --metrics faithfulness,answer_relevancy --judge openai \\
+    ragpulse eval cases.jsonl --metrics faithfulness,answer_relevancy \\
         --base-url http://127.0.0.1:8000/v1 --model gpt-4o-mini --json out.json --html out.html \\
-        --fail-under 0.8
+        --fail-under 0.8 --baseline main.json --fail-on-regression
 
-Exit codes: 0 all metrics at or above --fail-under; 1 some metric's pass rate below it; 2 bad usage or input.
-The API key is read only from the environment variable named by --api-key-env (never a flag).
+The judge is chosen like `ragpulse run` chooses it (evaluators.judge_choice): an LLM judge when a base URL
+or an API key is configured, else the offline judge; `--judge` forces one. The API key is read only from
+the environment variable named by --api-key-env (never a flag).
+
+Exit codes: 0 all good; 1 a metric's pass rate is under --fail-under, or (with --fail-on-regression) a
+regression against --baseline; 2 bad usage or input, or no result could be scored (every one an error or
+unmeasured: the most common reason is printed).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from evaluators.baseline import BaselineError, Comparison, compare, load_baseline
 from evaluators.dataset import DatasetError, load_cases
 from evaluators.evaluate import evaluate
+from evaluators.judge_choice import JudgeChoiceError, choose_judge, make_judge
 from evaluators.judges.base import Judge
 from evaluators.metrics.base import Metric
+from evaluators.metrics.custom import CustomMetrics, load_custom_metrics
 from evaluators.metrics.registry import create_metric, metric_names
 from evaluators.report_html import render
 from evaluators.result import EvaluationResult, Outcome
 
 DEFAULT_METRICS = "faithfulness,answer_relevancy,contextual_precision,contextual_recall"
+_UNSCORED = (Outcome.ERROR, Outcome.UNMEASURED)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,9 +48,21 @@ def build_parser() -> argparse.ArgumentParser:
         "dataset", type=Path, help="test cases: .jsonl, .json or .csv (deepeval or ragas names)"
     )
     parser.add_argument(
-        "--metrics", default=DEFAULT_METRICS, help=f"comma-separated; known: {', '.join(metric_names())}"
+        "--metrics",
+        default=DEFAULT_METRICS,
+        help=f"comma-separated (ragas names too); known: {', '.join(metric_names())}",
     )
-    parser.add_argument("--judge", choices=["openai", "offline"], default="openai")
+    parser.add_argument(
+        "--custom-metrics",
+        type=Path,
+        help="YAML file with a top-level custom_metrics: section (the sidecar's config file works)",
+    )
+    parser.add_argument(
+        "--judge",
+        choices=["openai", "offline"],
+        default=None,
+        help="default: openai when --base-url, OPENAI_BASE_URL or the API key is set, else offline",
+    )
     parser.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL or OpenAI)")
     parser.add_argument("--model", default="gpt-4o-mini", help="judge model name")
     parser.add_argument("--embedding-model", default="text-embedding-3-small")
@@ -50,6 +75,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--fail-under", type=float, default=None, help="exit 1 if a metric's pass rate is below"
     )
+    parser.add_argument(
+        "--baseline", type=Path, help="an earlier --json report: print per-metric and per-case changes"
+    )
+    parser.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="with --baseline: exit 1 if a case regressed or a pass rate dropped beyond --tolerance",
+    )
+    parser.add_argument(
+        "--tolerance", type=float, default=0.0, help="pass-rate drop allowed by --fail-on-regression (0.05)"
+    )
     parser.add_argument("--json", type=Path, dest="json_out", help="write the full results as JSON")
     parser.add_argument("--html", type=Path, dest="html_out", help="write a self-contained HTML report")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar (logs, non-TTY CI)")
@@ -61,42 +97,53 @@ def main(argv: list[str] | None = None) -> int:
     console = Console(stderr=True)
     try:
         cases = load_cases(args.dataset)
-        metrics = make_metrics(args.metrics, args.threshold)
-        judge = make_judge(args)
-    except (DatasetError, ValueError, ImportError) as error:
-        console.print(f"[red]error:[/red] {error}")
+        custom = load_custom_metrics(args.custom_metrics) if args.custom_metrics else None
+        metrics = make_metrics(args.metrics, args.threshold, custom)
+        baseline = load_baseline(args.baseline) if args.baseline else None
+        choice = choose_judge(
+            args.judge, model=args.model, base_url=args.base_url, api_key_env=args.api_key_env
+        )
+        judge = make_judge(choice, timeout_s=args.timeout, embedding_model=args.embedding_model)
+    except (DatasetError, BaselineError, JudgeChoiceError, ValueError, ImportError) as error:
+        say(console, f"[red]error:[/red] {escape(str(error))}")
         return 2
+    say(console, escape(choice.describe()))
     result = run(cases, metrics, judge, args.concurrency, show_progress=not args.no_progress, console=console)
-    Console(width=None if sys.stdout.isatty() else 120).print(summary_table(result))
+    out = Console(width=None if sys.stdout.isatty() else 120)
+    out.print(summary_table(result))
+    for line in unscored_reasons(result):
+        out.print(escape(line), soft_wrap=True)
+    comparison = compare(result, baseline) if baseline is not None else None
+    if comparison is not None:
+        out.print(comparison_table(comparison))
+        for line in changed_cases(comparison):
+            out.print(escape(line), soft_wrap=True)
     if args.json_out:
-        args.json_out.write_text(result.model_dump_json(indent=2), encoding="utf-8")
+        args.json_out.write_text(
+            json.dumps(report(result, comparison), indent=2, ensure_ascii=False), encoding="utf-8"
+        )
     if args.html_out:
-        args.html_out.write_text(render(result), encoding="utf-8")
-    return exit_code(result, args.fail_under, console)
+        args.html_out.write_text(render(result, cases=cases), encoding="utf-8")
+    code = exit_code(result, args.fail_under, console)
+    if code != 2 and comparison is not None and args.fail_on_regression:
+        failures = comparison.failures(args.tolerance)
+        for line in failures:
+            say(console, f"[red]regression:[/red] {escape(line)}")
+        code = max(code, 1 if failures else 0)
+    return code
 
 
-def make_metrics(names: str, threshold: float | None) -> list[Metric]:
+def say(console: Console, line: str) -> None:
+    """One line on stderr, never wrapped (CI logs and tests read it whole)."""
+    console.print(line, soft_wrap=True, highlight=False)
+
+
+def make_metrics(names: str, threshold: float | None, custom: CustomMetrics | None = None) -> list[Metric]:
     options = {} if threshold is None else {"threshold": threshold}
     chosen = [name.strip() for name in names.split(",") if name.strip()]
     if not chosen:
         raise ValueError("no metrics chosen")
-    return [create_metric(name, **options) for name in chosen]
-
-
-def make_judge(args: argparse.Namespace) -> Judge:
-    if args.judge == "offline":
-        from evaluators.offline import OfflineJudge  # lazy: the offline model is heavy and optional
-
-        return OfflineJudge()
-    from evaluators.judges.openai_judge import OpenAIJudge
-
-    return OpenAIJudge(
-        args.model,
-        base_url=args.base_url,
-        api_key_env=args.api_key_env,
-        timeout_s=args.timeout,
-        embedding_model=args.embedding_model,
-    )
+    return [create_metric(name, custom=custom, **options) for name in chosen]
 
 
 def run(
@@ -138,14 +185,108 @@ def summary_table(result: EvaluationResult) -> Table:
     return table
 
 
+def unscored_reasons(result: EvaluationResult) -> list[str]:
+    """Per metric and outcome (error, unmeasured): the most common reason and how often it occurs."""
+    lines = []
+    for summary in result.metrics:
+        for outcome in _UNSCORED:
+            reasons = Counter(
+                r.reason or "(no reason)"
+                for case in result.cases
+                for r in case.results
+                if r.name == summary.name and r.outcome is outcome
+            )
+            if reasons:
+                reason, count = reasons.most_common(1)[0]
+                total = sum(reasons.values())
+                lines.append(f"{summary.name} {outcome.value} ({count} of {total}): {reason}")
+    return lines
+
+
+def comparison_table(comparison: Comparison) -> Table:
+    table = Table(title="against the baseline")
+    columns = ("metric", "mean before", "mean now", "change", "pass rate before", "pass rate now", "change")
+    for column in columns:
+        table.add_column(column, justify="left" if column == "metric" else "right", no_wrap=True)
+    for m in comparison.metrics:
+        table.add_row(
+            m.name + (" ↓" if m.lower_is_better else ""),
+            _number(m.mean_before),
+            _number(m.mean_now),
+            _change(m.mean_change, "{:+.4f}", worse=m.mean_worse),
+            _rate(m.pass_rate_before),
+            _rate(m.pass_rate_now),
+            _change(
+                None if m.pass_rate_change is None else m.pass_rate_change * 100,
+                "{:+.1f} pt",
+                worse=m.pass_rate_dropped(),
+            ),
+        )
+    changes = comparison.cases
+    table.caption = (
+        f"{len(comparison.regressions)} regressed, {len(comparison.fixed)} fixed, "
+        f"{len(changes) - len(comparison.regressions) - len(comparison.fixed)} other changes"
+    )
+    return table
+
+
+def changed_cases(comparison: Comparison) -> list[str]:
+    """One line per (case, metric) whose outcome changed, regressions first."""
+    order = {"regression": 0, "fixed": 1, "changed": 2}
+    lines = []
+    for c in sorted(comparison.cases, key=lambda c: (order[c.kind], c.case_id, c.metric)):
+        score = f" {_number(c.score_before)} -> {_number(c.score_now)}"
+        reason = f": {c.reason}" if c.reason and c.kind != "fixed" else ""
+        lines.append(f"{c.kind}: case {c.case_id} {c.metric} {c.before} -> {c.now}{score}{reason}")
+    return lines
+
+
+def report(result: EvaluationResult, comparison: Comparison | None) -> dict[str, Any]:
+    """The --json document: the result (readable back as a baseline) and, with --baseline, the comparison."""
+    document: dict[str, Any] = result.model_dump(mode="json")
+    if comparison is not None:
+        document["comparison"] = {
+            **comparison.model_dump(mode="json", exclude={"paired", "unchanged"}),
+            "agreement": {m.name: comparison.agreement(m.name) for m in comparison.metrics},
+            "regressions": len(comparison.regressions),
+            "fixed": len(comparison.fixed),
+        }
+    return document
+
+
 def exit_code(result: EvaluationResult, fail_under: float | None, console: Console) -> int:
+    outcomes = Counter(r.outcome for case in result.cases for r in case.results)
+    if outcomes and not outcomes[Outcome.PASSED] and not outcomes[Outcome.FAILED]:
+        reasons = Counter(r.reason for case in result.cases for r in case.results if r.reason)
+        common = f"; most common ({reasons.most_common(1)[0][1]}×): {reasons.most_common(1)[0][0]}"
+        say(
+            console,
+            f"[red]error:[/red] no result could be scored ({outcomes[Outcome.ERROR]} error, "
+            f"{outcomes[Outcome.UNMEASURED]} unmeasured){escape(common) if reasons else ''}",
+        )
+        return 2
     if fail_under is None:
         return 0
     below = [m for m in result.metrics if m.pass_rate is None or m.pass_rate < fail_under]
     for metric in below:
         rate = "n/a" if metric.pass_rate is None else f"{metric.pass_rate:.1%}"
-        console.print(f"[red]{metric.name}: pass rate {rate} is under --fail-under {fail_under:.1%}[/red]")
+        say(console, f"[red]{metric.name}: pass rate {rate} is under --fail-under {fail_under:.1%}[/red]")
     return 1 if below else 0
+
+
+def _number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.4f}"
+
+
+def _rate(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1%}"
+
+
+def _change(value: float | None, form: str, *, worse: bool) -> str:
+    if value is None:
+        return "n/a"
+    text = form.format(value)
+    return f"[red]{text}[/red]" if worse else text
 
 
 if __name__ == "__main__":

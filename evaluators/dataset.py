@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,12 @@ def load_cases(path: str | Path) -> list[TestCase]:
             raise DatasetError(f"{path}: expected a list of test cases")
         rows = [(f"item {n}", row) for n, row in enumerate(document)]
     elif suffix == ".csv":
-        rows = [(f"row {n}", row) for n, row in enumerate(csv.DictReader(text.splitlines()), 2)]
+        # Not splitlines(): a quoted cell may hold newlines (a multi-paragraph passage or answer).
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        try:
+            rows = [(f"row {n}", row) for n, row in enumerate(reader, 2)]
+        except csv.Error as error:
+            raise DatasetError(f"{path}: line {reader.line_num}: invalid CSV: {error}") from None
     else:
         raise DatasetError(f"{path}: unsupported extension {suffix!r} (use .jsonl, .json or .csv)")
     cases = []

@@ -2,12 +2,14 @@
 
 `a_evaluate_case` is the unit the collector's pipeline calls for one record; `evaluate` /
 `a_evaluate` add bounded concurrency over many cases and the aggregates (means, pass rates,
-ragas_score).
+ragas_score). Cases may be `TestCase`s, mappings, or deepeval / ragas test-case objects (read by
+attribute names), and a ragas or deepeval dataset may stand for the list.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import time
 from collections import Counter
@@ -17,7 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from evaluators import scores
-from evaluators.case import MissingFieldError, TestCase
+from evaluators.case import MissingFieldError, TestCase, case_input
 from evaluators.judges.accounting import usage_scope
 from evaluators.judges.base import Judge, Usage
 from evaluators.metrics.base import Metric
@@ -32,7 +34,8 @@ from evaluators.session import JudgeSession
 
 log = logging.getLogger("evaluators")
 
-CaseLike = TestCase | Mapping[str, Any]
+# A TestCase, a mapping under either library's names, or an object with those attributes.
+CaseLike = TestCase | Mapping[str, Any] | object
 
 
 async def a_evaluate_case(
@@ -40,6 +43,7 @@ async def a_evaluate_case(
 ) -> CaseResult:
     """All metrics of one case, concurrently, sharing one `JudgeSession` (claims extracted once)."""
     started = time.monotonic()
+    case = case_input(case)
     try:
         test_case = case if isinstance(case, TestCase) else TestCase.model_validate(case)
     except ValidationError as error:
@@ -82,8 +86,9 @@ async def a_evaluate(
         raise ValueError("concurrency must be at least 1")
     _check_unique_names(metrics)
     gate = asyncio.Semaphore(concurrency)
+    inputs = [case_input(case) for case in _cases_of(cases)]
 
-    async def one(index: int, case: CaseLike) -> CaseResult:
+    async def one(index: int, case: TestCase | Mapping[str, Any]) -> CaseResult:
         async with gate:
             result = await a_evaluate_case(case, metrics, judge, case_id=_case_id(case, index))
         if on_case is not None:
@@ -91,7 +96,7 @@ async def a_evaluate(
         return result
 
     with usage_scope() as usage:
-        case_results = await asyncio.gather(*(one(i, case) for i, case in enumerate(cases)))
+        case_results = await asyncio.gather(*(one(i, case) for i, case in enumerate(inputs)))
     summaries = summarize(case_results, metrics)
     return EvaluationResult(
         cases=list(case_results),
@@ -110,8 +115,18 @@ def evaluate(
     concurrency: int = 8,
     on_case: Callable[[CaseResult], None] | None = None,
 ) -> EvaluationResult:
-    """Synchronous `a_evaluate` for scripts and CI."""
-    return asyncio.run(a_evaluate(cases, metrics, judge, concurrency=concurrency, on_case=on_case))
+    """Synchronous `a_evaluate` for scripts and CI. Inside a running event loop (a notebook) the
+    evaluation runs on a thread of its own with its own loop, since the caller's loop cannot be re-entered."""
+
+    def run() -> EvaluationResult:
+        return asyncio.run(a_evaluate(cases, metrics, judge, concurrency=concurrency, on_case=on_case))
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return run()
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="ragpulse-evaluate") as pool:
+        return pool.submit(run).result()
 
 
 def summarize(cases: Sequence[CaseResult], metrics: Sequence[Metric]) -> list[MetricSummary]:
@@ -147,7 +162,17 @@ def ragas_score(summaries: Sequence[MetricSummary]) -> float | None:
     return scores.harmonic_mean(values) if values else None
 
 
-def _case_id(case: CaseLike, index: int) -> str:
+def _cases_of(cases: Iterable[CaseLike]) -> Iterable[CaseLike]:
+    """The cases of a ragas `EvaluationDataset` (`samples`) or a deepeval dataset (`test_cases`)."""
+    if not isinstance(cases, list | tuple):
+        for attribute in ("samples", "test_cases"):
+            inner = getattr(cases, attribute, None)
+            if isinstance(inner, list | tuple):
+                return inner
+    return cases
+
+
+def _case_id(case: TestCase | Mapping[str, Any], index: int) -> str:
     explicit = case.id if isinstance(case, TestCase) else case.get("id")
     return str(explicit) if explicit is not None else str(index)
 

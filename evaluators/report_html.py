@@ -6,8 +6,10 @@ came from a test case or a judge is HTML-escaped: answers are untrusted text.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from html import escape
 
+from evaluators.case import TestCase
 from evaluators.result import CaseResult, EvaluationResult, MetricResult, MetricSummary
 
 _BINS = 10
@@ -16,10 +18,15 @@ body{font-family:system-ui,sans-serif;margin:2rem;color:#222}table{border-collap
 td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}
 .passed{color:#137333}.failed{color:#b3261e}.error{color:#8a4b00}.unmeasured{color:#666}
 .metric{display:inline-block;margin:0 1.5rem 1rem 0}details{margin:.25rem 0}small{color:#666}
+.qa{margin:.25rem 0 .5rem 1rem;white-space:pre-wrap}
 """
 
 
-def render(result: EvaluationResult, title: str = "ragpulse evaluation") -> str:
+def render(
+    result: EvaluationResult, title: str = "ragpulse evaluation", cases: Iterable[TestCase] = ()
+) -> str:
+    """The report; `cases` (the evaluated test cases, matched by id) adds each one's question and answer."""
+    texts = {case.id: case for case in cases if case.id is not None}
     judge = ", ".join(f"{k}: {v}" for k, v in result.judge.items())
     ragas = "n/a" if result.ragas_score is None else f"{result.ragas_score:.4f}"
     usage = result.usage
@@ -33,7 +40,7 @@ def render(result: EvaluationResult, title: str = "ragpulse evaluation") -> str:
         "<h2>Metrics</h2>",
         *(_metric_block(summary, result.cases) for summary in result.metrics),
         "<h2>Cases</h2>",
-        *(_case_block(case) for case in result.cases),
+        *(_case_block(case, texts.get(case.case_id)) for case in result.cases),
         "</body></html>",
     ]
     return "\n".join(parts)
@@ -77,11 +84,13 @@ def histogram(scores: list[float], width: int = 300, height: int = 120) -> str:
     )
 
 
-def _case_block(case: CaseResult) -> str:
+def _case_block(case: CaseResult, test_case: TestCase | None) -> str:
     rows = "".join(_result_row(r) for r in case.results)
+    question = f": {escape(_short(test_case.input))}" if test_case and test_case.input else ""
     return (
-        f"<details><summary>case {escape(case.case_id)}: "
+        f"<details><summary>case {escape(case.case_id)}{question} — "
         f"{escape(', '.join(f'{r.name} {r.outcome}' for r in case.results))}</summary>"
+        f"{_texts(test_case)}"
         "<table><tr><th>metric</th><th>outcome</th><th>score</th><th>reason and verdicts</th></tr>"
         f"{rows}</table>"
         "</details>"
@@ -106,3 +115,16 @@ def _result_row(result: MetricResult) -> str:
         f"<td class='{escape(result.outcome.value)}'>{escape(result.outcome)}</td>"
         f"<td>{score}</td><td>{escape(result.reason)}{table}</td></tr>"
     )
+
+
+def _texts(case: TestCase | None) -> str:
+    """The case's question and answer in full (escaped: both are untrusted text)."""
+    if case is None:
+        return ""
+    shown = [("question", case.input), ("answer", case.actual_output), ("expected", case.expected_output)]
+    return "".join(f"<div class='qa'><b>{label}</b>: {escape(text)}</div>" for label, text in shown if text)
+
+
+def _short(text: str, limit: int = 120) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"

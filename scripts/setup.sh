@@ -26,6 +26,8 @@ echo "setup: instrumentation venv (real RAG frameworks and instrumentations, cac
 bash scripts/instrumentation-venv.sh >/dev/null
 echo "setup: Phoenix venv (the real Arize Phoenix server for the Phoenix exporter's tests, cached)"
 bash scripts/phoenix-venv.sh >/dev/null
+echo "setup: peers venv (the real deepeval and ragas, whose test-case objects evaluate() reads; cached)"
+bash scripts/peers-venv.sh >/dev/null
 
 command -v promtool >/dev/null && command -v prometheus-alertmanager >/dev/null \
   || apt_install prometheus prometheus-alertmanager

@@ -16,7 +16,16 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, ConfigDict, Field
 
 from collector.conventions import genai, native, openinference, openllmetry
-from collector.conventions.common import ExtractionError, Found, conversation_id, parse_json, require, text
+from collector.conventions.common import (
+    ExtractionError,
+    Found,
+    conversation_id,
+    parse_json,
+    prompt_version,
+    require,
+    service_version,
+    text,
+)
 from collector.conventions.generations import Generation, Retrieval, TraceShapes, pair
 from collector.conventions.prompt_context import PromptContextConfig
 from collector.records import RagRecord
@@ -25,7 +34,7 @@ from ragpulse_sdk import attributes
 
 
 class ExtractionConfig(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     prompt_context: PromptContextConfig = Field(default_factory=PromptContextConfig)
 
@@ -147,6 +156,8 @@ def _record(trace_id: str, spans: Sequence[Span], found: Found, convention: str)
         service=found.anchor.service,
         route=route,
         model=found.model,
+        service_version=service_version(found.anchor, spans),
+        prompt_version=prompt_version(found.anchor, spans),
         convention=convention,
         end_time_unix_nano=found.anchor.end_ns or max(s.end_ns for s in spans),
         conversation_id=conversation_id(spans),

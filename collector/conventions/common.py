@@ -210,6 +210,41 @@ _CONVERSATION_KEYS = (
 )
 
 
+SERVICE_VERSION = "service.version"  # OTel resource attribute
+# The prompt template's version, in order of preference: OpenInference (`SpanAttributes.
+# LLM_PROMPT_TEMPLATE_VERSION`), OpenLLMetry (`traceloop.prompt.version`, an integer from Traceloop's
+# prompt registry) and ragpulse's own attribute for apps that state it themselves.
+PROMPT_VERSION_KEYS = ("llm.prompt_template.version", "traceloop.prompt.version", "ragpulse.prompt.version")
+
+
+def _version_text(value: Any) -> str:
+    """A version as text: strings and integers (Traceloop's are ints); anything else is no version.
+
+    Lenient on purpose: a version is a label for grouping scores, not RAG data, so an odd value never
+    dead-letters a trace."""
+    if isinstance(value, str | int) and not isinstance(value, bool):
+        return str(value).strip()[:100]
+    return ""
+
+
+def service_version(anchor: Span, spans: Iterable[Span]) -> str:
+    """`service.version` of the anchor span's resource, else of any span of the trace."""
+    for span in (anchor, *spans):
+        if value := _version_text(span.resource.get(SERVICE_VERSION)):
+            return value
+    return ""
+
+
+def prompt_version(anchor: Span, spans: Iterable[Span]) -> str:
+    """The first prompt-version attribute found, on the anchor span first, then on any span."""
+    ordered = (anchor, *spans)
+    for key in PROMPT_VERSION_KEYS:
+        for span in ordered:
+            if value := _version_text(span.attributes.get(key)):
+                return value
+    return ""
+
+
 def parent_map(spans: Iterable[Span]) -> dict[str, str]:
     return {s.span_id: s.parent_span_id for s in spans}
 

@@ -47,7 +47,7 @@ _INSTRUCTIONS = (
 
 
 class PromptContextConfig(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     enabled: bool = Field(
         True, description="Read context from the prompt when a trace has no retriever span."

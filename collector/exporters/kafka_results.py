@@ -40,7 +40,7 @@ CONTENT_TYPE_HEADER = ("content-type", b"application/json")
 
 
 class KafkaResultsConfig(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     bootstrap_servers: str | None = Field(None, description="host:port[,host:port]; unset = disabled.")
     topic: str = "ragpulse_evaluations"
@@ -105,6 +105,8 @@ def result_document(
         "service": record.service,
         "route": record.route,
         "model": record.model,
+        "service_version": record.service_version or None,  # the app's `service.version`
+        "prompt_version": record.prompt_version or None,
         "conversation_id": record.conversation_id or None,
         "evaluated_at": rfc3339(evaluated_at),
         "ragpulse_version": __version__,

@@ -48,7 +48,7 @@ ERROR_TYPE = "evaluation_error"  # the judge failed, after its retries (the one 
 
 
 class OtelExportConfig(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     endpoint: str | None = Field(
         None, description="OTLP/HTTP traces URL, e.g. http://127.0.0.1:4318/v1/traces; unset = disabled."
@@ -171,9 +171,18 @@ class OtelSpanExporter:
             return
         parent = trace.set_span_in_context(NonRecordingSpan(anchor))
         end_ns = time.time_ns()
-        conversation = {"gen_ai.conversation.id": record.conversation_id} if record.conversation_id else {}
+        extra = {
+            key: value
+            for key, value in (
+                ("gen_ai.conversation.id", record.conversation_id),
+                # The app's versions: this span's resource is ragpulse's own, so they go on the span.
+                ("ragpulse.record.service_version", record.service_version),
+                ("ragpulse.record.prompt_version", record.prompt_version),
+            )
+            if value
+        }
         for evaluation in evaluations:
-            self._export_one(evaluation, anchor, parent, end_ns, conversation)
+            self._export_one(evaluation, anchor, parent, end_ns, extra)
 
     def _export_one(
         self, evaluation: Evaluation, anchor: SpanContext, parent: Context, end_ns: int, extra: dict[str, str]

@@ -43,7 +43,7 @@ _RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 class PhoenixConfig(BaseModel):
     """Where Phoenix listens (`phoenix`); no endpoint = no annotations."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     endpoint: str | None = Field(
         None,

@@ -17,6 +17,7 @@ from collector.judging.outbound import Outbound
 from collector.judging.scorers import CaseScorer, JudgeOnLoop, OfflineJudgePool
 from collector.metrics import JUDGE_COST, JUDGE_LATENCY, JUDGE_REQUESTS, JUDGE_TOKENS
 from evaluators import CallRecord, Judge, OpenAIJudge, Price
+from evaluators.metrics.custom import CustomMetrics
 
 _CALL_OUTCOMES = {"ok": "ok", "cached": "ok", "rate_limited": "rate_limited", "timeout": "timeout"}
 
@@ -63,20 +64,25 @@ def build_offline_judge() -> Judge:
     return judge
 
 
-def build_offline_scorer(config: JudgeConfig, metrics: MetricsConfig, workers: int) -> CaseScorer:
+def build_offline_scorer(
+    config: JudgeConfig, metrics: MetricsConfig, workers: int, custom: CustomMetrics | None = None
+) -> CaseScorer:
     processes = config.offline_process_count(workers)
     if processes == 0:
-        return JudgeOnLoop(build_offline_judge(), metrics.options)
-    return OfflineJudgePool(processes, metrics.options)
+        return JudgeOnLoop(build_offline_judge(), metrics.options, custom)
+    return OfflineJudgePool(processes, metrics.options, custom)
 
 
-def build_evaluator(config: JudgeConfig, metrics: MetricsConfig, workers: int) -> RecordEvaluator:
-    """`workers`: records evaluated concurrently (`evaluation.workers`), which sizes the offline pool."""
+def build_evaluator(
+    config: JudgeConfig, metrics: MetricsConfig, workers: int, custom: CustomMetrics | None = None
+) -> RecordEvaluator:
+    """`workers`: records evaluated concurrently (`evaluation.workers`), which sizes the offline pool;
+    `custom`: the configured custom criteria (`custom_metrics:`), scored like built-in metrics."""
     breaker = CircuitBreaker()
     if config.base_url is None:
-        return RecordEvaluator(build_offline_scorer(config, metrics, workers))
-    llm = Outbound(JudgeOnLoop(build_llm_judge(config, breaker), metrics.options), config.outbound)
+        return RecordEvaluator(build_offline_scorer(config, metrics, workers, custom))
+    llm = Outbound(JudgeOnLoop(build_llm_judge(config, breaker), metrics.options, custom), config.outbound)
     if config.cascade:
-        offline = build_offline_scorer(config, metrics, workers)
+        offline = build_offline_scorer(config, metrics, workers, custom)
         return RecordEvaluator(offline, llm, config.cascade_band, breaker)
     return RecordEvaluator(llm, breaker=breaker)

@@ -15,7 +15,7 @@ from collector.judging.outbound import OutboundConfig
 class JudgeConfig(BaseModel):
     """No `base_url` = the offline judge. Any OpenAI-compatible endpoint otherwise."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     base_url: str | None = None
     model: str = "gpt-4o-mini"
@@ -87,7 +87,7 @@ def _quota_v1(path: Path) -> float | None:
 class MetricsConfig(BaseModel):
     """Per-metric constructor options (the `metrics:` section)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     options: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="Per-metric options, e.g. faithfulness: {threshold: 0.7}."

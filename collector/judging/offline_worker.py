@@ -13,6 +13,7 @@ from typing import Any
 
 from collector.judging.scorers import JudgeOnLoop
 from evaluators import CaseResult, JudgeInfo, TestCase
+from evaluators.metrics.custom import CustomMetrics
 from evaluators.offline import OfflineJudge
 
 JUDGE = OfflineJudge()
@@ -22,13 +23,13 @@ _scorer: JudgeOnLoop | None = None
 _loop: asyncio.AbstractEventLoop | None = None
 
 
-def start(options: dict[str, dict[str, Any]]) -> None:
+def start(options: dict[str, dict[str, Any]], custom: CustomMetrics) -> None:
     """Process initializer: this worker's scorer (metrics made with their options) and event loop.
     Ctrl-C reaches the whole process group; the sidecar decides when its workers stop, so they
     ignore it."""
     global _scorer, _loop
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _scorer, _loop = JudgeOnLoop(JUDGE, options), asyncio.new_event_loop()
+    _scorer, _loop = JudgeOnLoop(JUDGE, options, custom), asyncio.new_event_loop()
 
 
 def info() -> JudgeInfo:

@@ -27,7 +27,7 @@ _PHONE_DIGITS = 9  # fewer digits is a date, a version or a range, not a phone n
 class OutboundConfig(BaseModel):
     """What an external judge may see (the offline judge is local and sees everything)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     emails: bool = Field(True, description="Mask e-mail addresses.")
     card_numbers: bool = Field(True, description="Mask payment card numbers (13-19 digits passing Luhn).")

@@ -27,6 +27,7 @@ from evaluators import (
     a_evaluate_case,
     create_metric,
 )
+from evaluators.metrics.custom import CustomMetrics
 
 logger = logging.getLogger(__name__)
 
@@ -42,25 +43,29 @@ class CaseScorer(Protocol):
 
 
 class _Metrics:
-    """Metric instances by name, made on first use with their configured options."""
+    """Metric instances by name (built-in or the configured custom criteria), made on first use with
+    their configured options."""
 
-    def __init__(self, options: OptionsByMetric) -> None:
+    def __init__(self, options: OptionsByMetric, custom: CustomMetrics | None = None) -> None:
         self._options = options
+        self._custom = custom or {}
         self._made: dict[str, Metric] = {}
 
     def __call__(self, names: Sequence[str]) -> list[Metric]:
         for name in names:
             if name not in self._made:
-                self._made[name] = create_metric(name, **self._options.get(name, {}))
+                self._made[name] = create_metric(name, custom=self._custom, **self._options.get(name, {}))
         return [self._made[name] for name in names]
 
 
 class JudgeOnLoop:
     """Scores on the caller's event loop: for the LLM judge (I/O-bound, concurrent by `await`)."""
 
-    def __init__(self, judge: Judge, options: OptionsByMetric | None = None) -> None:
+    def __init__(
+        self, judge: Judge, options: OptionsByMetric | None = None, custom: CustomMetrics | None = None
+    ) -> None:
         self.judge, self.info = judge, judge.info
-        self._metrics = _Metrics(options or {})
+        self._metrics = _Metrics(options or {}, custom)
 
     async def score(self, case: TestCase, metrics: Sequence[str]) -> CaseResult:
         return await a_evaluate_case(case, self._metrics(metrics), self.judge, case_id=case.id)
@@ -87,10 +92,13 @@ class OfflineJudgePool:
     pool: the cases in flight are scored `error` and a new pool is started.
     """
 
-    def __init__(self, processes: int, options: OptionsByMetric | None = None) -> None:
+    def __init__(
+        self, processes: int, options: OptionsByMetric | None = None, custom: CustomMetrics | None = None
+    ) -> None:
         self.processes = processes
         self._options = {name: dict(values) for name, values in (options or {}).items()}
-        self._metrics = _Metrics(self._options)  # here only to describe a case lost with its worker
+        self._custom = dict(custom or {})
+        self._metrics = _Metrics(self._options, self._custom)  # only to describe a case lost with its worker
         self._executor = self._start()
         futures = [self._executor.submit(_in_worker, "info") for _ in range(processes)]
         self.info: JudgeInfo = futures[0].result()
@@ -101,7 +109,10 @@ class OfflineJudgePool:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload([_WORKER_MODULE])  # the judge, loaded once for all workers
         return ProcessPoolExecutor(
-            self.processes, mp_context=context, initializer=_in_worker, initargs=("start", self._options)
+            self.processes,
+            mp_context=context,
+            initializer=_in_worker,
+            initargs=("start", self._options, self._custom),
         )
 
     async def score(self, case: TestCase, metrics: Sequence[str]) -> CaseResult:

@@ -62,6 +62,8 @@ def stored_evaluation(
         service=record.service,
         route=record.route,
         model=record.model,
+        service_version=record.service_version,
+        prompt_version=record.prompt_version,
         question=None if hide_texts else record.query,
         answer=None if hide_texts else record.response,
         passages=passages,

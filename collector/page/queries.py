@@ -29,6 +29,7 @@ class Filters:
     metric: str = ""
     service: str = ""
     route: str = ""
+    version: str = ""  # the app's service.version
     document: str = ""  # a retrieved document id
     role: str = ""  # with `document`: irrelevant / contradicting (how the document took part)
     window: str = "1h"
@@ -47,6 +48,7 @@ class Filters:
             metric=params.get("metric", ""),
             service=params.get("service", ""),
             route=params.get("route", ""),
+            version=params.get("version", ""),
             document=params.get("document", ""),
             role=role if role in ROLES else "",
             window=window if window in WINDOWS else "1h",
@@ -119,6 +121,7 @@ def evaluations(db: sqlite3.Connection, filters: Filters, now: float) -> list[di
         ("e.metric", filters.metric),
         ("r.service", filters.service),
         ("r.route", filters.route),
+        ("r.service_version", filters.version),
     ):
         if value:
             where.append(f"{column} = ?")
@@ -134,7 +137,8 @@ def evaluations(db: sqlite3.Connection, filters: Filters, now: float) -> list[di
         if filters.role == "contradicting":
             where.append("""e.verdicts LIKE '%"verdict": "contradicted"%'""")  # the evaluations that say so
     rows = db.execute(
-        f"""SELECT r.trace_id, r.span_id, r.service, r.route, r.model, r.question, e.metric, e.outcome,
+        f"""SELECT r.trace_id, r.span_id, r.service, r.route, r.model, r.service_version, r.prompt_version,
+                   r.question, e.metric, e.outcome,
                    e.score, e.threshold, e.cause, e.judge, e.evaluated_at
             {_JOIN} WHERE {" AND ".join(where)} ORDER BY e.evaluated_at DESC, e.metric LIMIT ?""",
         (*args, filters.limit),
@@ -143,14 +147,17 @@ def evaluations(db: sqlite3.Connection, filters: Filters, now: float) -> list[di
 
 
 def choices(db: sqlite3.Connection, since: float) -> dict[str, list[str]]:
-    """The metrics, services and routes evaluated since `since`: the options of the filters."""
-    found: dict[str, set[str]] = {"metric": set(), "service": set(), "route": set()}
-    for metric, service, route in db.execute(
-        f"SELECT e.metric, r.service, r.route {_JOIN} WHERE e.evaluated_at >= ? GROUP BY 1, 2, 3", (since,)
+    """The metrics, services, routes and versions evaluated since `since`: the options of the filters."""
+    found: dict[str, set[str]] = {"metric": set(), "service": set(), "route": set(), "version": set()}
+    for metric, service, route, version in db.execute(
+        f"SELECT e.metric, r.service, r.route, r.service_version {_JOIN} WHERE e.evaluated_at >= ? "
+        "GROUP BY 1, 2, 3, 4",
+        (since,),
     ):
         found["metric"].add(metric)
         found["service"].add(service)
         found["route"].add(route)
+        found["version"].add(version)
     return {name: sorted(values) for name, values in found.items()}
 
 

@@ -118,6 +118,8 @@ def stored_from_document(value: bytes, timestamp_ms: int) -> StoredEvaluation:
         service=_text(document.get("service")) or "",
         route=_text(document.get("route")) or "",
         model=_text(document.get("model")) or "",
+        service_version=_text(document.get("service_version")) or "",
+        prompt_version=_text(document.get("prompt_version")) or "",
         question=_text(document.get("question")),
         answer=_text(document.get("answer")),
         passages=None if passages is None else tuple(p or StoredPassage("") for p in passages),

@@ -30,6 +30,7 @@ CREATE TABLE IF NOT EXISTS records (
     id INTEGER PRIMARY KEY,
     trace_id TEXT NOT NULL, span_id TEXT NOT NULL,
     service TEXT NOT NULL, route TEXT NOT NULL, model TEXT NOT NULL,
+    service_version TEXT NOT NULL DEFAULT '', prompt_version TEXT NOT NULL DEFAULT '',
     question TEXT, answer TEXT,
     evaluated_at REAL NOT NULL,
     UNIQUE (trace_id, span_id));
@@ -52,10 +53,13 @@ CREATE INDEX IF NOT EXISTS evaluations_time ON evaluations (evaluated_at);
 """
 
 _UPSERT_RECORD = """
-INSERT INTO records (trace_id, span_id, service, route, model, question, answer, evaluated_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+INSERT INTO records (trace_id, span_id, service, route, model, service_version, prompt_version, question,
+    answer, evaluated_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (trace_id, span_id) DO UPDATE SET
     question = COALESCE(excluded.question, question), answer = COALESCE(excluded.answer, answer),
+    service_version = MAX(service_version, excluded.service_version),
+    prompt_version = MAX(prompt_version, excluded.prompt_version),
     evaluated_at = MAX(evaluated_at, excluded.evaluated_at)
 RETURNING id"""
 # A passage is relevant when any metric judged it so (as `evaluators.causes.passage_relevance`).
@@ -106,6 +110,8 @@ class StoredEvaluation:
     service: str = ""
     route: str = ""
     model: str = ""
+    service_version: str = ""  # the app's `service.version` ("" when it sent none)
+    prompt_version: str = ""
     question: str | None = None
     answer: str | None = None
     passages: tuple[StoredPassage, ...] | None = None  # None: not known (an older results document)
@@ -143,6 +149,14 @@ class Store:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        self._add_missing_columns()
+
+    def _add_missing_columns(self) -> None:
+        """A store file written by an older ragpulse lacks the version columns: add them, empty."""
+        present = {row[1] for row in self._db.execute("PRAGMA table_info(records)")}
+        for column in ("service_version", "prompt_version"):
+            if column not in present:
+                self._db.execute(f"ALTER TABLE records ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
 
     def _connect(self) -> sqlite3.Connection:
         connection = sqlite3.connect(
@@ -201,6 +215,8 @@ class Store:
                 item.service,
                 item.route,
                 item.model,
+                item.service_version,
+                item.prompt_version,
                 None if hide else item.question,
                 None if hide else item.answer,
                 float(item.evaluated_at),

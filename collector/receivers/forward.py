@@ -47,7 +47,7 @@ logging.getLogger("httpx").addFilter(lambda record: record.threadName != _THREAD
 class ForwardConfig(BaseModel):
     """Where the embedded receivers forward what they accepted (`otlp.forward`); no endpoint = nowhere."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     endpoint: str | None = Field(
         None,

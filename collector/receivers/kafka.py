@@ -43,7 +43,7 @@ logger = logging.getLogger(__name__)
 
 
 class KafkaConfig(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     bootstrap_servers: str | None = Field(None, description="host:port[,host:port]; unset = no Kafka.")
     topic: str = "otlp_spans"

@@ -47,7 +47,7 @@ _ZERO_TRACE_ID, _ZERO_SPAN_ID = "0" * 32, "0" * 16
 class OtlpConfig(BaseModel):
     """The embedded OTLP receivers, used when Kafka is not set: HTTP always, gRPC unless `grpc_port` is -1."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     host: str = Field("127.0.0.1", description="Listen address; 0.0.0.0 to accept from other hosts.")
     port: int = Field(4318, ge=0, le=65535, description="OTLP/HTTP; 0 = an ephemeral port.")

@@ -9,7 +9,23 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
+
+_FRESH: ContextVar[bool] = ContextVar("ragpulse_fresh_replies", default=False)
+
+
+@contextmanager
+def fresh_replies() -> Iterator[None]:
+    """Inside, replies are never read from the cache (still stored): a judge canary must ask the judge
+    again, or a provider changing the model behind the same name would stay invisible."""
+    token = _FRESH.set(True)
+    try:
+        yield
+    finally:
+        _FRESH.reset(token)
 
 
 def request_key(payload: Any) -> str:
@@ -24,7 +40,7 @@ class ReplyCache:
         self._entries: OrderedDict[str, Any] = OrderedDict()
 
     def get(self, key: str) -> Any | None:
-        if key not in self._entries:
+        if _FRESH.get() or key not in self._entries:
             return None
         self._entries.move_to_end(key)
         return self._entries[key]

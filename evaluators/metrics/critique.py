@@ -89,6 +89,8 @@ class AspectCritique(Metric):
             )
         )
         votes = [ballot[0] for ballot in ballots]
+        if all(v.verdict == "idk" for v in votes):  # a judge that cannot judge criteria (the offline one)
+            raise scores.UndefinedScoreError(votes[0].reason or "the judge could not decide")
         yes = [v.verdict == "yes" for v in votes]
         score = scores.majority_vote(yes)
         reason = f"{sum(yes)} of {self.strictness} votes find the aspect '{self.aspect}' present"

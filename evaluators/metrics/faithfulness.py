@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Literal, Unpack
 
 from evaluators import scores
-from evaluators.case import CaseField, TestCase
+from evaluators.case import CaseField, MissingFieldError, TestCase
 from evaluators.judges.base import ExtractKind, VerdictTask
 from evaluators.metrics.base import Metric, MetricOptions, Scored, listing, record
 from evaluators.session import JudgeSession
@@ -85,21 +85,34 @@ class Faithfulness(Metric):
 
 
 class Hallucination(Metric):
-    """Contradicted reference contexts / reference contexts; lower is better."""
+    """Contradicted reference contexts / reference contexts; lower is better.
+
+    Without reference contexts (`context`) the retrieved ones (`retrieval_context`, ragas' `contexts` /
+    `retrieved_contexts`) stand in, as the sidecar does for live traffic, and the reason says so.
+    """
 
     name = "hallucination"
     lower_is_better = True
-    required_fields = (CaseField.ACTUAL_OUTPUT, CaseField.CONTEXT)
+    # And `context` or `retrieval_context`, which a tuple of fields cannot say: checked in score_case.
+    required_fields = (CaseField.ACTUAL_OUTPUT,)
 
     async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
         contexts = [c for c in case.context or [] if c.strip()]
+        note = ""
+        if not contexts:
+            contexts = [c for c in case.retrieval_context or [] if c.strip()]
+            note = " (no reference contexts: judged against the retrieval context)"
+            if not contexts:
+                raise MissingFieldError(self.name, CaseField.CONTEXT)
         claims = await session.answer_claims(case)
         if not claims:
-            return Scored(0.0, "no claims: the answer states nothing that could contradict the contexts")
+            return Scored(
+                0.0, f"no claims: the answer states nothing that could contradict the contexts{note}"
+            )
         verdicts = await session.verdicts(contexts, claims, VerdictTask.CONTRADICTED)
         contradicted = [v.verdict == "yes" for v in verdicts]
         score = scores.verdict_ratio(contradicted)
-        reason = f"the answer contradicts {sum(contradicted)} of {len(contexts)} reference contexts"
+        reason = f"the answer contradicts {sum(contradicted)} of {len(contexts)} reference contexts{note}"
         return Scored(
             score,
             reason,
@@ -107,5 +120,5 @@ class Hallucination(Metric):
                 record("context", c, v, "contradicted_by_answer")
                 for c, v in zip(contexts, verdicts, strict=True)
             ],
-            {"claims": claims},
+            {"claims": claims, "contexts": "context" if not note else "retrieval_context"},
         )

@@ -1,13 +1,20 @@
-"""Metrics by their stable names, for the CLI and the collector's config."""
+"""Metrics by their stable names, for the CLI and the collector's config.
+
+Names are deepeval's where the two libraries differ (`contextual_precision`); ragas' names are accepted as
+aliases (`context_precision`), and custom criteria (`evaluators.metrics.custom`) join under their own names.
+"""
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from evaluators.case import CaseField
 from evaluators.metrics.base import Metric
 from evaluators.metrics.correctness import AnswerCorrectness, AnswerSimilarity, NoiseSensitivity
 from evaluators.metrics.critique import BUILTIN_ASPECTS, AspectCritique
+from evaluators.metrics.custom import CustomMetrics, check_names
 from evaluators.metrics.faithfulness import Faithfulness, Hallucination
 from evaluators.metrics.relevancy import AnswerRelevancy, AnswerRelevancySimilarity
 from evaluators.metrics.retrieval import (
@@ -33,24 +40,80 @@ METRIC_FACTORIES: dict[str, type[Metric]] = {
     "answer_correctness": AnswerCorrectness,
 }
 
+# ragas' names (v0.1 and v0.2+) for the same arithmetic.
+ALIASES: dict[str, str] = {
+    "context_precision": "contextual_precision",
+    "llm_context_precision_with_reference": "contextual_precision",
+    "context_recall": "contextual_recall",
+    "llm_context_recall": "contextual_recall",
+    "context_relevancy": "contextual_relevancy",
+    "context_relevance": "contextual_relevancy",
+    "response_relevancy": "answer_relevancy",
+    "semantic_similarity": "answer_similarity",
+    "noise_sensitivity_relevant": "noise_sensitivity",
+    "llm_context_precision_without_reference": "context_utilization",
+}
 
-def metric_names() -> list[str]:
+
+def _aspect(name: str) -> str | None:
+    key = name.removeprefix("aspect_")
+    return key if name.startswith("aspect_") and key in BUILTIN_ASPECTS else None
+
+
+def builtin_names() -> list[str]:
     return [*METRIC_FACTORIES, *(f"aspect_{name}" for name in BUILTIN_ASPECTS)]
 
 
-def required_inputs(name: str) -> tuple[CaseField, ...]:
+def metric_names(custom: CustomMetrics | None = None) -> list[str]:
+    return [*builtin_names(), *(custom or {})]
+
+
+def canonical_name(name: str) -> str:
+    """deepeval's name for a ragas alias; any other name unchanged."""
+    return ALIASES.get(name, name)
+
+
+def check_custom(custom: CustomMetrics) -> None:
+    """Custom names must not shadow a built-in metric or alias (raises CustomMetricsError)."""
+    check_names(custom, {*builtin_names(), *ALIASES})
+
+
+def unknown_metric(name: str, custom: CustomMetrics | None = None) -> ValueError:
+    known = [*metric_names(custom), *ALIASES]
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return ValueError(f"unknown metric {name!r}{hint}; known: {', '.join(metric_names(custom))}")
+
+
+def check_known(names: Iterable[str], custom: CustomMetrics | None = None) -> None:
+    for name in names:
+        if canonical_name(name) not in metric_names(custom):
+            raise unknown_metric(name, custom)
+
+
+def required_inputs(name: str, custom: CustomMetrics | None = None) -> tuple[CaseField, ...]:
     """The test-case fields the metric `name` needs, as it declares them (without making it)."""
+    name = canonical_name(name)
     if name in METRIC_FACTORIES:
         return METRIC_FACTORIES[name].required_fields
-    if name.startswith("aspect_") and name.removeprefix("aspect_") in BUILTIN_ASPECTS:
+    if _aspect(name):
         return AspectCritique.required_fields
-    raise ValueError(f"unknown metric {name!r}; known: {', '.join(metric_names())}")
+    if custom and name in custom:
+        spec = custom[name]
+        return tuple(getattr(spec, "evaluation_params", AspectCritique.required_fields))
+    raise unknown_metric(name, custom)
 
 
-def create_metric(name: str, **options: Any) -> Metric:
-    """A metric from its stable name; options go to its constructor (threshold, strict_mode, ...)."""
-    if name in METRIC_FACTORIES:
-        return METRIC_FACTORIES[name](**options)
-    if name.startswith("aspect_") and name.removeprefix("aspect_") in BUILTIN_ASPECTS:
-        return AspectCritique(name.removeprefix("aspect_"), **options)
-    raise ValueError(f"unknown metric {name!r}; known: {', '.join(metric_names())}")
+def create_metric(name: str, *, custom: Mapping[str, Any] | None = None, **options: Any) -> Metric:
+    """A metric from its stable name (or a ragas alias, or a custom metric in `custom`); options go to
+    its constructor (threshold, strict_mode, ...)."""
+    canonical = canonical_name(name)
+    if canonical in METRIC_FACTORIES:
+        return METRIC_FACTORIES[canonical](**options)
+    aspect = _aspect(canonical)
+    if aspect:
+        return AspectCritique(aspect, **options)
+    if custom and name in custom:
+        metric: Metric = custom[name].build(name, **options)
+        return metric
+    raise unknown_metric(name, dict(custom or {}))

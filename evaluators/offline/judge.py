@@ -15,7 +15,6 @@ import numpy as np
 
 from evaluators.judges.base import (
     ExtractKind,
-    JudgeError,
     JudgeInfo,
     Questions,
     RubricScore,
@@ -37,6 +36,7 @@ from evaluators.offline.text import (
     numbers,
     sentences,
 )
+from evaluators.scores import UndefinedScoreError
 
 GROUNDING_MODEL = "ragpulse-grounding-v1"
 _QUESTION_MEMORY = 4096  # claims remembered with the question they answer (see `extract`)
@@ -107,7 +107,7 @@ class OfflineJudge:
         if not items:
             return []
         if task is VerdictTask.SATISFIES:
-            reason = "the offline judge cannot judge free-form criteria; use an LLM judge"
+            reason = "the offline judge cannot judge custom criteria: configure an LLM judge"
             return [Verdict("idk", reason) for _ in items]
         refs = [r for r in references if r and r.strip()]
         if not refs:
@@ -179,7 +179,7 @@ class OfflineJudge:
         return Questions(questions=(answer,), noncommittal=is_noncommittal(answer))
 
     async def evaluation_steps(self, criteria: str) -> list[str]:
-        raise JudgeError("the offline judge cannot write G-Eval evaluation steps: configure an LLM judge")
+        raise UndefinedScoreError("the offline judge cannot judge custom criteria: configure an LLM judge")
 
     async def rubric_score(
         self,
@@ -190,7 +190,7 @@ class OfflineJudge:
         high: int = 10,
         rubric: str | None = None,
     ) -> RubricScore:
-        raise JudgeError("the offline judge cannot score G-Eval rubrics: configure an LLM judge")
+        raise UndefinedScoreError("the offline judge cannot judge custom criteria: configure an LLM judge")
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         self._calls += 1

@@ -6,6 +6,7 @@ offline-first cascade that keeps most evaluations away from the paid judge.
 
 from __future__ import annotations
 
+from grafana_foundation_sdk.builders import timeseries
 from grafana_foundation_sdk.builders.dashboard import Dashboard
 
 from grafana.generator.common import (
@@ -26,6 +27,7 @@ from grafana.generator.common import (
 UID = "ragpulse-judge"
 JUDGE_MODEL = 'judge=~"$judge", model=~"$model"'
 JUDGE_ERROR_SHARE = 0.1  # RagpulseJudgeErrorRate's threshold
+CANARY_AGREEMENT = 0.8  # RagpulseJudgeDrift's threshold
 
 
 def build() -> Dashboard:
@@ -175,5 +177,52 @@ def build() -> Dashboard:
                 width=24,
             )
         )
+        .with_panel(canary_agreement_panel())
+        .with_panel(judge_human_agreement_panel())
         .build()
+    )
+
+
+def canary_agreement_panel() -> timeseries.Panel:
+    """The judge canary: a drop means the judge changed, so quality panels moved for the judge's reasons."""
+    return threshold_line(
+        time_series(
+            "Judge canary agreement",
+            "Share of the frozen golden set's verdicts the judge repeats, per metric, judge and model "
+            "(lowest replica; docs/judge-canary.md). Below the dashed line the judge-drift alert fires: "
+            "scores moved because the judge changed, not the app.",
+            [
+                query(
+                    f"min by (metric, judge, model) (ragpulse_judge_canary_agreement_ratio{{{JUDGE_MODEL}}})",
+                    "{{metric}} {{judge}} {{model}}",
+                )
+            ],
+            unit="percentunit",
+            max_value=1,
+            width=24,
+        ),
+        CANARY_AGREEMENT,
+        below_is_bad=True,
+    )
+
+
+def judge_human_agreement_panel() -> timeseries.Panel:
+    """Users' feedback against the judge: where they part, the threshold (or the judge) needs calibrating."""
+    return time_series(
+        "Judge-human agreement",
+        "Share of users' thumbs the judge agreed with over a day, per metric (docs/feedback.md), and the "
+        "judge's mean score of the answers users liked and disliked: a threshold between the two separates "
+        "them. No line: no feedback matched to an evaluation that day.",
+        [
+            query("metric:ragpulse_judge_human_agreement:ratio1d", "agreement {{metric}}"),
+            query(
+                "sum by (metric, human) (increase(ragpulse_feedback_judge_score_sum[1d]))"
+                " / (sum by (metric, human) (increase(ragpulse_feedback_judge_score_count[1d])) > 0)",
+                "judge score, {{human}} feedback, {{metric}}",
+                ref_id="B",
+            ),
+        ],
+        unit="percentunit",
+        max_value=1,
+        width=24,
     )

@@ -33,6 +33,7 @@ from grafana.generator.common import (
     threshold_line,
     time_series,
 )
+from grafana.generator.versions import version_panel
 
 UID = "ragpulse-quality"
 
@@ -355,6 +356,8 @@ def build() -> Dashboard:
                 stacked=True,
             )
         )
+        .with_row(row("Versions"))
+        .with_panel(version_panel())
         .with_row(row("Score distributions"))
     )
     for metric, title in HEATMAP_METRICS:

@@ -265,7 +265,17 @@ def check_extract(trace_id: str, trace: list[Span]) -> None:
 def check_record(record: RagRecord, trace_id: str, span_ids: set[str]) -> None:
     assert isinstance(record, RagRecord)
     assert record.trace_id == trace_id and record.anchor_span_id in span_ids
-    for name in ("query", "response", "service", "route", "model", "convention", "conversation_id"):
+    for name in (
+        "query",
+        "response",
+        "service",
+        "route",
+        "model",
+        "service_version",
+        "prompt_version",
+        "convention",
+        "conversation_id",
+    ):
         assert isinstance(getattr(record, name), str), (name, getattr(record, name))
     assert record.expected_output is None or isinstance(record.expected_output, str)
     assert all(isinstance(c, str) for c in record.reference_contexts)

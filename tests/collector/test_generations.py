@@ -215,7 +215,7 @@ def test_every_generation_of_an_agentic_trace_is_scored_not_taken_for_a_duplicat
 
     def scored() -> float:
         return sum(
-            EVALUATIONS.labels("faithfulness", "agentic-app", "unknown", outcome)._value.get()
+            EVALUATIONS.labels("faithfulness", "agentic-app", "unknown", "unknown", outcome)._value.get()
             for outcome in ("passed", "failed", "error", "unmeasured")
         )
 

@@ -32,6 +32,8 @@ def make_record() -> RagRecord:
         service="rag-api",
         route="/api/ask",
         model="gpt-4o-mini",
+        service_version="2025.06.1",
+        prompt_version="answer-v3",
         conversation_id="session-7",
     )
 
@@ -107,6 +109,8 @@ def test_one_json_record_per_metric_keyed_by_trace_id(kafka_bootstrap: str, topi
         "service": "rag-api",
         "route": "/api/ask",
         "model": "gpt-4o-mini",
+        "service_version": "2025.06.1",
+        "prompt_version": "answer-v3",
         "conversation_id": "session-7",
         "evaluated_at": "2026-09-21T14:13:20.250Z",
         "ragpulse_version": __version__,

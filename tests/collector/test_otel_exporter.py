@@ -64,6 +64,7 @@ def make_record() -> RagRecord:
         service="rag-api",
         route="/api/ask",
         model="gpt-4o-mini",
+        service_version="2025.06.1",
         conversation_id="session-7",
     )
 
@@ -110,6 +111,9 @@ def test_one_span_per_metric_in_the_evaluated_trace(capture: tuple[Capture, str]
         assert span.resource["service.name"] == "ragpulse"
         assert span.attributes["ragpulse.version"] == __version__
         assert span.attributes["gen_ai.conversation.id"] == "session-7"  # a span attribute, never a label
+        # The app's version (this span's resource is ragpulse's own); no prompt version was recorded.
+        assert span.attributes["ragpulse.record.service_version"] == "2025.06.1"
+        assert "ragpulse.record.prompt_version" not in span.attributes
         assert span.attributes["ragpulse.judge"] == "openai"
         assert span.attributes["ragpulse.judge.model"] == "gpt-4o-mini"
         assert span.end_ns - span.start_ns == pytest.approx(0.25e9, abs=1e6)

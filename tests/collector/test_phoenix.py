@@ -28,22 +28,13 @@ from collector.records import RagRecord, RetrievedNode
 from collector.stages import Evaluation, Outcome
 from evaluators import VerdictRecord
 from testkit.process import free_port, http_status
+from testkit.venvs import cached_python
 
-ROOT = Path(__file__).resolve().parents[2]
 PROJECT = "rag-app"
 
 
 def phoenix_python() -> str:
-    """The Phoenix venv's python; skipped locally when it was not built, an error in CI."""
-    check = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "phoenix-venv.sh"), "--check"], capture_output=True, text=True
-    )
-    if check.returncode != 0:
-        reason = "the Phoenix venv is not built: run `bash scripts/phoenix-venv.sh` (about 2 min, 0.9 GB)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{reason}; scripts/setup.sh builds it")
-        pytest.skip(reason)
-    return check.stdout.strip()
+    return cached_python("phoenix-venv.sh", "about 2 min, 0.9 GB")
 
 
 @pytest.fixture(scope="module")

@@ -74,9 +74,19 @@ async def test_judge_failure_is_an_error_result(openai_server: ScriptedOpenAISer
 
 
 async def test_missing_field_is_unmeasured_in_evaluate(openai_judge) -> None:
-    result = await a_evaluate_case(CASE, [Hallucination()], openai_judge)
+    case = {"question": CASE["question"], "answer": CASE["answer"]}  # neither context nor contexts
+    result = await a_evaluate_case(case, [Hallucination()], openai_judge)
     (hallucination,) = result.results
     assert hallucination.outcome is Outcome.UNMEASURED and "'context'" in hallucination.reason
+
+
+async def test_hallucination_falls_back_to_retrieved_contexts(openai_judge) -> None:
+    """ragas datasets carry `contexts` only: hallucination judges against them and says so."""
+    result = await a_evaluate_case(CASE, [Hallucination()], openai_judge)
+    (hallucination,) = result.results
+    assert hallucination.outcome is Outcome.PASSED and hallucination.score == 0.0
+    assert "judged against the retrieval context" in hallucination.reason
+    assert len(hallucination.verdicts) == len(CASE["contexts"])
 
 
 async def test_invalid_case_is_an_error_result(openai_judge) -> None:

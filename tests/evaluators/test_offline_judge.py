@@ -7,8 +7,9 @@ import math
 
 import pytest
 
-from evaluators.judges.base import ExtractKind, Judge, JudgeError, VerdictTask
+from evaluators.judges.base import ExtractKind, Judge, VerdictTask
 from evaluators.offline import OfflineJudge
+from evaluators.scores import UndefinedScoreError
 
 NODES = [
     "The Eiffel Tower was built by Gustave Eiffel's company for the 1889 World's Fair in Paris. "
@@ -86,12 +87,13 @@ async def test_relevance_from_embeddings(judge: OfflineJudge) -> None:
     assert (useful.verdict, useless.verdict) == ("yes", "no")
 
 
-async def test_free_criteria_get_idk_and_rubrics_raise(judge: OfflineJudge) -> None:
+async def test_free_criteria_get_idk_and_rubrics_are_undefined(judge: OfflineJudge) -> None:
+    """Custom criteria under the offline judge are `unmeasured` (undefined), never a judge error or a 0."""
     [verdict] = await judge.verdicts(["Some answer."], ["Is it polite?"], VerdictTask.SATISFIES)
     assert verdict.verdict == "idk" and "LLM judge" in verdict.reason
-    with pytest.raises(JudgeError, match="cannot"):
+    with pytest.raises(UndefinedScoreError, match="cannot"):
         await judge.evaluation_steps("correctness")
-    with pytest.raises(JudgeError, match="cannot"):
+    with pytest.raises(UndefinedScoreError, match="cannot"):
         await judge.rubric_score(["step"], {"output": "x"})
 
 

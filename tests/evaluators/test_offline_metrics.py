@@ -7,6 +7,7 @@ import math
 import pytest
 
 from evaluators import (
+    AspectCritique,
     ContextualPrecision,
     Faithfulness,
     GEval,
@@ -60,7 +61,10 @@ def test_faithful_answer_scores_high_and_a_wrong_number_low(judge: OfflineJudge)
     assert good["contextual_precision"].score == 1.0
 
 
-def test_geval_reports_an_error_naming_the_limitation(judge: OfflineJudge) -> None:
-    metric = GEval(name="fact check", criteria="Is the answer grounded?", evaluation_params=["actual_output"])
-    [result] = evaluate([CASE], [metric], judge).cases[0].results
-    assert result.outcome == "error" and "offline judge" in (result.reason or "")
+def test_custom_criteria_are_unmeasured_naming_the_limitation(judge: OfflineJudge) -> None:
+    """Neither an error (nothing failed) nor a silent 0 (an aspect the judge cannot see is not absent)."""
+    geval = GEval(name="fact check", criteria="Is the answer grounded?", evaluation_params=["actual_output"])
+    aspect = AspectCritique("cites", "Does the answer name its source?")
+    results = evaluate([CASE], [geval, aspect], judge).cases[0].results
+    for result in results:
+        assert result.outcome == "unmeasured" and "offline judge" in (result.reason or ""), result

@@ -23,7 +23,8 @@ KNOWN_METRICS = {
     "ragpulse_end_to_end_seconds", "ragpulse_judge_requests_total", "ragpulse_judge_tokens_total",
     "ragpulse_judge_cost_usd_total", "ragpulse_judge_latency_seconds",
     "ragpulse_judge_budget_remaining_ratio", "ragpulse_cascade_total", "ragpulse_build_info",
-    "ragpulse_failures_total",
+    "ragpulse_failures_total", "ragpulse_judge_canary_agreement_ratio", "ragpulse_feedback_judge_score",
+    "ragpulse_judge_human_agreement_total",
 }  # fmt: skip
 
 

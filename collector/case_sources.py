@@ -1,0 +1,253 @@
+"""Where `ragpulse export-cases` finds evaluated records: the page's SQLite store, the results topic,
+or a running sidecar's page API.
+
+Every source yields records in the one shape the page's detail view has (`queries.detail`: the
+record's columns, its passages in rank order, every metric's result), newest first, so the
+conversion into test cases is written once. The store is opened read-only (the sidecar may be
+writing it); the results topic is read from `--since` to its end into an in-memory store through
+the page's own reader code, so results of one record merge exactly as the page merges them.
+Failures to reach a source are a `SourceError`: one line for the user, never a traceback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sqlite3
+import time
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+from kafka import KafkaConsumer
+from kafka.errors import KafkaError
+from kafka.structs import TopicPartition
+
+from collector.offsets import offsets_at
+from collector.page import queries
+from collector.page.results_reader import stored_from_document
+from collector.page.store import Store, StoredEvaluation
+
+_TOPIC_IDLE_S = 30.0  # the topic's end was not reached, yet nothing arrived for this long: stop reading
+_BOOTSTRAP_TIMEOUT_MS = 10_000  # an unreachable broker is reported after this long
+_API_MAX_ROWS = 1000  # what the page's /api/evaluations lists at most
+
+
+class SourceError(Exception):
+    """A source cannot be read; the message is the one line the user sees."""
+
+
+@dataclass(frozen=True)
+class CaseFilters:
+    """Which records become cases: those with a selected evaluation since `since` (unix seconds)."""
+
+    since: float
+    failed_only: bool = True
+    metrics: frozenset[str] = frozenset()
+    service: str = ""
+    route: str = ""
+    version: str = ""  # service.version or the prompt version
+    notes: list[str] = field(default_factory=list, compare=False)  # what a source wants the user told
+
+    def selected(self, record: dict[str, Any]) -> bool:
+        """The exact test, applied to whatever each source could narrow down by itself."""
+        if self.service and record.get("service") != self.service:
+            return False
+        if self.route and record.get("route") != self.route:
+            return False
+        if self.version and self.version not in (record.get("service_version"), record.get("prompt_version")):
+            return False
+        return any(
+            (evaluation.get("evaluated_at") or 0) >= self.since
+            and (not self.metrics or evaluation.get("metric") in self.metrics)
+            and (not self.failed_only or evaluation.get("outcome") == "failed")
+            for evaluation in record.get("evaluations") or ()
+        )
+
+
+# --- the page's store --------------------------------------------------------------------------
+def store_records(path: Path, filters: CaseFilters) -> Generator[dict[str, Any], None, None]:
+    """Records of a store file, opened read-only: a running sidecar keeps writing it meanwhile."""
+    if not path.is_file():
+        raise SourceError(f"{path}: no such file (the sidecar's page.store_path)")
+    try:
+        db = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True, timeout=10.0)
+    except sqlite3.Error as exc:
+        raise SourceError(f"{path}: cannot open: {exc}") from None
+    db.row_factory = sqlite3.Row
+    try:
+        db.execute("PRAGMA query_only=1")
+        yield from _matching(db, filters, str(path))
+    finally:
+        db.close()
+
+
+def _matching(
+    db: sqlite3.Connection, filters: CaseFilters, name: str
+) -> Generator[dict[str, Any], None, None]:
+    evaluation_test = ["e.evaluated_at >= ?"]
+    args: list[object] = [filters.since]
+    if filters.failed_only:
+        evaluation_test.append("e.outcome = 'failed'")
+    if filters.metrics:
+        evaluation_test.append(f"e.metric IN ({','.join('?' * len(filters.metrics))})")
+        args.extend(sorted(filters.metrics))
+    record_test = ""
+    for column, value in (("service", filters.service), ("route", filters.route)):
+        if value:
+            record_test += f" AND r.{column} = ?"
+            args.append(value)
+    try:
+        candidates = db.execute(
+            f"""SELECT r.trace_id, r.span_id FROM records r WHERE r.id IN (
+                    SELECT e.record_id FROM evaluations e WHERE {" AND ".join(evaluation_test)})
+                {record_test} ORDER BY r.evaluated_at DESC, r.id DESC""",
+            args,
+        ).fetchall()
+    except sqlite3.Error as exc:  # not a database, or not ragpulse's: one line, no traceback
+        raise SourceError(f"{name}: not a ragpulse page store ({exc})") from None
+    for trace_id, span_id in candidates:
+        try:
+            record = queries.detail(db, trace_id, span_id)
+        except (sqlite3.Error, ValueError) as exc:  # a row deleted meanwhile, or a damaged page
+            raise SourceError(f"{name}: reading {trace_id}:{span_id} failed ({exc})") from None
+        if record is not None and filters.selected(record):
+            yield record
+
+
+# --- the results topic -------------------------------------------------------------------------
+def topic_records(bootstrap: str, topic: str, filters: CaseFilters) -> Generator[dict[str, Any], None, None]:
+    """Results written since `filters.since`, read up to the topic's current end (outside any group)."""
+    store = Store()  # in memory: the page's upsert merges one record's metrics into one row
+    try:
+        malformed = _read_topic(bootstrap, topic, filters, store)
+        if malformed:
+            filters.notes.append(f"{malformed} messages on {topic} were not results documents (skipped)")
+        with store.reader() as db:
+            yield from _matching(db, filters, topic)
+    finally:
+        store.close()
+
+
+@contextlib.contextmanager
+def _kafka_logs_quiet() -> Iterator[None]:
+    """kafka-python logs each refused connection as ERROR lines; the user gets one line of ours."""
+    kafka_logger = logging.getLogger("kafka")
+    level = kafka_logger.level
+    kafka_logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        kafka_logger.setLevel(level)
+
+
+def _read_topic(bootstrap: str, topic: str, filters: CaseFilters, store: Store) -> int:
+    with _kafka_logs_quiet():
+        return _read_partitions(bootstrap, topic, filters, store)
+
+
+def _read_partitions(bootstrap: str, topic: str, filters: CaseFilters, store: Store) -> int:
+    try:
+        consumer = KafkaConsumer(
+            bootstrap_servers=bootstrap,
+            group_id=None,
+            enable_auto_commit=False,
+            bootstrap_timeout_ms=_BOOTSTRAP_TIMEOUT_MS,
+        )
+    except (KafkaError, ValueError) as exc:
+        raise SourceError(f"cannot reach Kafka at {bootstrap}: {exc}") from None
+    malformed = 0
+    try:
+        partitions = [TopicPartition(topic, p) for p in consumer.partitions_for_topic(topic) or ()]
+        if not partitions:
+            raise SourceError(f"no topic {topic!r} on {bootstrap} (--results-topic)")
+        consumer.assign(partitions)
+        for partition, offset in offsets_at(consumer, partitions, int(filters.since * 1000)).items():
+            consumer.seek(partition, offset)
+        ends = consumer.end_offsets(partitions)
+        idle_since = time.monotonic()
+        while any(consumer.position(tp) < ends[tp] for tp in partitions):
+            rows: list[StoredEvaluation] = []
+            for messages in consumer.poll(timeout_ms=500, max_records=1000).values():
+                for message in messages:
+                    try:
+                        row = stored_from_document(message.value, message.timestamp)
+                    except (ValueError, TypeError, KeyError, OverflowError, RecursionError):
+                        malformed += 1
+                        continue
+                    # Record-level filters only: the record's other metrics belong in the case too.
+                    if (not filters.service or row.service == filters.service) and (
+                        not filters.route or row.route == filters.route
+                    ):
+                        rows.append(row)
+            if rows:
+                store.write(rows)
+                idle_since = time.monotonic()
+            elif time.monotonic() - idle_since > _TOPIC_IDLE_S:
+                filters.notes.append(f"{topic} stopped answering before its end; exporting what was read")
+                break
+    except KafkaError as exc:
+        raise SourceError(f"reading {topic} on {bootstrap} failed: {exc}") from None
+    finally:
+        with contextlib.suppress(Exception):
+            consumer.close()
+    return malformed
+
+
+# --- a running sidecar's page API ----------------------------------------------------------------
+def api_records(url: str, token: str | None, filters: CaseFilters) -> Generator[dict[str, Any], None, None]:
+    """Records from `/api/evaluations` (the page's list: 1000 rows at most) and their detail views."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    params = {"limit": str(_API_MAX_ROWS), "window": _window(filters.since)}
+    if filters.failed_only:
+        params["failed"] = "1"
+    if len(filters.metrics) == 1:
+        (params["metric"],) = filters.metrics
+    for name in ("service", "route"):
+        if getattr(filters, name):
+            params[name] = getattr(filters, name)
+    with httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=30.0) as client:
+        listing = _get(client, "/api/evaluations", params)
+        rows = listing.get("evaluations") if isinstance(listing, dict) else None
+        if not isinstance(rows, list):
+            raise SourceError(f"{url}: /api/evaluations did not answer as a ragpulse page")
+        if len(rows) >= _API_MAX_ROWS:
+            filters.notes.append(
+                f"the page API lists at most {_API_MAX_ROWS} evaluations: narrow --since or the filters, "
+                "or read the store or the results topic"
+            )
+        seen: set[tuple[str, str]] = set()
+        for row in rows:
+            key = (str(row.get("trace_id")), str(row.get("span_id")))
+            if key in seen or (row.get("evaluated_at") or 0) < filters.since:
+                continue
+            seen.add(key)
+            record = _get(client, f"/api/evaluations/{quote(key[0], safe='')}/{quote(key[1], safe='')}")
+            if isinstance(record, dict) and filters.selected(record):
+                yield record
+
+
+def _window(since: float) -> str:
+    """The page's smallest listing window that reaches back to `since` (24h at most)."""
+    wanted = time.time() - since
+    return next((name for name, seconds in queries.WINDOWS.items() if seconds >= wanted), "24h")
+
+
+def _get(client: httpx.Client, path: str, params: dict[str, str] | None = None) -> Any:
+    try:
+        response = client.get(path, params=params)
+    except httpx.HTTPError as exc:
+        raise SourceError(f"cannot reach {client.base_url}: {exc or type(exc).__name__}") from None
+    if response.status_code == 404 and path != "/api/evaluations":
+        return None  # deleted by retention between the listing and now
+    if response.status_code == 401:
+        raise SourceError(f"{client.base_url}: the page wants a token (the --token-env variable)")
+    if response.status_code != 200:
+        raise SourceError(f"{client.base_url}{path}: HTTP {response.status_code}")
+    try:
+        return response.json()
+    except ValueError:
+        raise SourceError(f"{client.base_url}{path}: not JSON (is this a ragpulse metrics port?)") from None

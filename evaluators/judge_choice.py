@@ -1,0 +1,83 @@
+"""Which judge `ragpulse eval` and `assert_rag` use, chosen the way `ragpulse run` chooses it.
+
+An LLM judge when an endpoint or a key is configured (a base URL: `--base-url` or OPENAI_BASE_URL; or a
+key in the variable named by `--api-key-env`), otherwise the offline judge, so a fresh checkout or a CI
+job without secrets still gets scores instead of a table of errors. The choice is said in one line.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from evaluators.judges.base import Judge
+
+JudgeKind = Literal["openai", "offline"]
+OPENAI_API = "https://api.openai.com/v1"
+
+
+class JudgeChoiceError(ValueError):
+    """The forced judge cannot work (OpenAI's API with no key): one line, raised before any call."""
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeChoice:
+    kind: JudgeKind
+    why: str
+    model: str = "gpt-4o-mini"
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+
+    def describe(self) -> str:
+        if self.kind == "offline":
+            return f"judge: offline ({self.why})"
+        return f"judge: openai {self.model} at {self.base_url or OPENAI_API} ({self.why})"
+
+
+def choose_judge(
+    forced: JudgeKind | None = None,
+    *,
+    model: str = "gpt-4o-mini",
+    base_url: str | None = None,
+    api_key_env: str = "OPENAI_API_KEY",
+    environ: Mapping[str, str] | None = None,
+) -> JudgeChoice:
+    """The judge to use and why. `forced` ("openai" / "offline") wins; raises JudgeChoiceError when
+    "openai" is forced with neither a key nor a base URL (OpenAI's API would refuse every call)."""
+    env = os.environ if environ is None else environ
+    url = base_url or env.get("OPENAI_BASE_URL") or None
+    has_key = bool(env.get(api_key_env))
+    llm = JudgeChoice("openai", "", model, url, api_key_env)
+    if forced == "offline":
+        return JudgeChoice("offline", "--judge offline")
+    if forced == "openai":
+        if not url and not has_key:
+            raise JudgeChoiceError(
+                f"--judge openai needs an API key in ${api_key_env} (or --base-url for a local server)"
+            )
+        return replace(llm, why="--judge openai")
+    if url:
+        return replace(llm, why="--base-url" if base_url else "OPENAI_BASE_URL is set")
+    if has_key:
+        return replace(llm, why=f"{api_key_env} is set")
+    return JudgeChoice("offline", f"no --base-url, OPENAI_BASE_URL or {api_key_env}")
+
+
+def make_judge(
+    choice: JudgeChoice, *, timeout_s: float = 30.0, embedding_model: str = "text-embedding-3-small"
+) -> Judge:
+    if choice.kind == "offline":
+        from evaluators.offline import OfflineJudge  # lazy: the offline model is heavy and optional
+
+        return OfflineJudge()
+    from evaluators.judges.openai_judge import OpenAIJudge
+
+    return OpenAIJudge(
+        choice.model,
+        base_url=choice.base_url,
+        api_key_env=choice.api_key_env,
+        timeout_s=timeout_s,
+        embedding_model=embedding_model,
+    )
