@@ -19,6 +19,7 @@ import argparse
 import json
 import sys
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,7 @@ from evaluators.evaluate import evaluate
 from evaluators.judge_choice import JudgeChoiceError, choose_judge, make_judge
 from evaluators.judges.base import Judge
 from evaluators.metrics.base import Metric
-from evaluators.metrics.custom import CustomMetrics, load_custom_metrics
+from evaluators.metrics.custom import CustomMetrics, load_custom_metrics, load_sidecar_metrics
 from evaluators.metrics.registry import create_metric, metric_names
 from evaluators.report_html import render
 from evaluators.result import EvaluationResult, Outcome
@@ -51,6 +52,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--metrics",
         default=DEFAULT_METRICS,
         help=f"comma-separated (ragas names too); known: {', '.join(metric_names())}",
+    )
+    parser.add_argument(
+        "--config",
+        type=Path,
+        help="the sidecar's config file: its custom_metrics and metrics.options (thresholds) apply, so "
+        "cases score as the sidecar scored them",
     )
     parser.add_argument(
         "--custom-metrics",
@@ -97,8 +104,10 @@ def main(argv: list[str] | None = None) -> int:
     console = Console(stderr=True)
     try:
         cases = load_cases(args.dataset)
-        custom = load_custom_metrics(args.custom_metrics) if args.custom_metrics else None
-        metrics = make_metrics(args.metrics, args.threshold, custom)
+        custom, options = load_sidecar_metrics(args.config) if args.config else ({}, {})
+        if args.custom_metrics:
+            custom = {**custom, **load_custom_metrics(args.custom_metrics)}
+        metrics = make_metrics(args.metrics, args.threshold, custom, options)
         baseline = load_baseline(args.baseline) if args.baseline else None
         choice = choose_judge(
             args.judge, model=args.model, base_url=args.base_url, api_key_env=args.api_key_env
@@ -138,12 +147,19 @@ def say(console: Console, line: str) -> None:
     console.print(line, soft_wrap=True, highlight=False)
 
 
-def make_metrics(names: str, threshold: float | None, custom: CustomMetrics | None = None) -> list[Metric]:
-    options = {} if threshold is None else {"threshold": threshold}
+def make_metrics(
+    names: str,
+    threshold: float | None,
+    custom: CustomMetrics | None = None,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[Metric]:
+    """Metrics by name; each takes its configured options (`--config`), and `--threshold` over them."""
+    override = {} if threshold is None else {"threshold": threshold}
     chosen = [name.strip() for name in names.split(",") if name.strip()]
     if not chosen:
         raise ValueError("no metrics chosen")
-    return [create_metric(name, custom=custom, **options) for name in chosen]
+    configured = options or {}
+    return [create_metric(name, custom=custom, **{**configured.get(name, {}), **override}) for name in chosen]
 
 
 def run(

@@ -134,16 +134,33 @@ def parse_custom_metrics(raw: Any, where: str = "custom_metrics") -> CustomMetri
 
 def load_custom_metrics(path: str | Path) -> CustomMetrics:
     """The `custom_metrics:` section of a YAML file (a sidecar config file works as it is)."""
-    path = Path(path)
+    document = _yaml_mapping(Path(path))
+    if "custom_metrics" not in document:
+        raise CustomMetricsError(f"{path}: no top-level 'custom_metrics:' section")
+    return parse_custom_metrics(document["custom_metrics"], f"{path}: custom_metrics")
+
+
+def load_sidecar_metrics(path: str | Path) -> tuple[CustomMetrics, dict[str, dict[str, Any]]]:
+    """A sidecar config file's custom criteria and per-metric options (`metrics.options`, thresholds
+    included), so `ragpulse eval --config` scores a case as the sidecar did."""
+    document = _yaml_mapping(Path(path))
+    custom = parse_custom_metrics(document.get("custom_metrics"), f"{path}: custom_metrics")
+    options = (document.get("metrics") or {}).get("options") or {}
+    if not isinstance(options, dict) or not all(isinstance(v, dict) for v in options.values()):
+        raise CustomMetricsError(f"{path}: metrics.options must map metric names to options")
+    return custom, options
+
+
+def _yaml_mapping(path: Path) -> dict[str, Any]:
     try:
         document = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise CustomMetricsError(f"{path}: {error.strerror or error}") from None
     except yaml.YAMLError as error:
         raise CustomMetricsError(f"{path}: {yaml_problem(error)}") from None
-    if not isinstance(document, dict) or "custom_metrics" not in document:
-        raise CustomMetricsError(f"{path}: no top-level 'custom_metrics:' section")
-    return parse_custom_metrics(document["custom_metrics"], f"{path}: custom_metrics")
+    if not isinstance(document, dict):
+        raise CustomMetricsError(f"{path}: the top level must be a mapping")
+    return document
 
 
 def yaml_problem(error: yaml.YAMLError) -> str:

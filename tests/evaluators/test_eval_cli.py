@@ -166,3 +166,23 @@ def test_docs_workflow_is_valid_yaml() -> None:
     steps = document["jobs"]["rag-quality"]["steps"]
     commands = " ".join(step.get("run", "") for step in steps)
     assert "ragpulse eval" in commands and "--ragpulse-judge offline" in commands
+
+
+def test_the_sidecars_config_gives_its_thresholds_and_criteria(dataset: Path, tmp_path: Path) -> None:
+    """`--config ragpulse.yaml`: a case exported from production scores under the sidecar's thresholds."""
+    config = tmp_path / "ragpulse.yaml"
+    config.write_text(
+        "metrics:\n  options:\n    faithfulness: {threshold: 0.9}\n"
+        "custom_metrics:\n  tone: {kind: aspect, definition: 'Is the answer polite?'}\n"
+    )
+    configured, overridden = tmp_path / "configured.json", tmp_path / "overridden.json"
+    args = [str(dataset), "--metrics", "faithfulness,tone", "--config", str(config), "--no-progress"]
+    assert main([*args, "--json", str(configured)]) == 0
+    assert main([*args, "--threshold", "0.3", "--json", str(overridden)]) == 0
+
+    def thresholds(report: Path) -> dict[str, float]:
+        results = json.loads(report.read_text())["cases"][0]["results"]
+        return {r["name"]: r["threshold"] for r in results}
+
+    assert thresholds(configured) == {"faithfulness": 0.9, "tone": 0.5}
+    assert thresholds(overridden) == {"faithfulness": 0.3, "tone": 0.3}
