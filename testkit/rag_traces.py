@@ -15,6 +15,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
 
+from collector.demo_corpus import Topic
 from ragpulse_sdk import record_rag
 
 
@@ -181,3 +182,15 @@ def make_spans(convention: str, case: RagCase | None = None, service: str = "rag
 
 def encode(spans: Sequence[ReadableSpan]) -> bytes:
     return encode_spans(spans).SerializeToString()
+
+
+def topic_attributes(topic: Topic, grounded: bool = True, route: str | None = None) -> dict[str, str]:
+    """ragpulse's own span attributes for one answer to a demo topic: its grounded or its invented
+    answer over the topic's passages (ids kb-0, kb-1, ...), as an app instrumented with them sends."""
+    documents = [{"id": f"kb-{i}", "content": text, "score": 0.9} for i, text in enumerate(topic.passages)]
+    attributes = {
+        "rag.query": topic.question,
+        "rag.response": topic.grounded if grounded else topic.invented,
+        "rag.retrieval.documents": json.dumps(documents),
+    }
+    return {**attributes, "http.route": route} if route else attributes

@@ -29,7 +29,7 @@ from collector.records import RagRecord
 from collector.spans import flatten
 from collector.stages import Evaluation, Outcome
 from testkit.process import RagpulseProcess
-from testkit.rag_traces import Collect, encode
+from testkit.rag_traces import Collect, encode, topic_attributes
 from testkit.scrape import Scrape, scrape
 from tests.ops.prom_stack import wait_until
 
@@ -204,16 +204,8 @@ def _spans(build: Callable[[Tracer], None]) -> list[Any]:
 
 def _answer(tracer: Tracer, grounded: bool = True, topic: int = 0) -> tuple[str, str]:
     """A RAG answer on one span (ragpulse's own attributes): its trace and span id."""
-    topic_ = GOOD_TOPICS[topic % len(GOOD_TOPICS)]
-    documents = [{"id": f"kb-{i}", "content": p, "score": 0.9} for i, p in enumerate(topic_.passages)]
     with tracer.start_as_current_span("answer") as span:
-        span.set_attributes(
-            {
-                "rag.query": topic_.question,
-                "rag.response": topic_.grounded if grounded else topic_.invented,
-                "rag.retrieval.documents": json.dumps(documents),
-            }
-        )
+        span.set_attributes(topic_attributes(GOOD_TOPICS[topic % len(GOOD_TOPICS)], grounded))
         context = span.get_span_context()
     return f"{context.trace_id:032x}", f"{context.span_id:016x}"
 
@@ -352,14 +344,7 @@ def test_ragpulse_run_joins_later_feedback_spans_and_an_inline_event(app: Callab
         # An inline thumbs-up event on the answer span: read before its evaluation exists (it waits).
         topic = GOOD_TOPICS[0]
         with tracer.start_as_current_span("answer") as span:
-            documents = [{"id": f"kb-{i}", "content": p, "score": 0.9} for i, p in enumerate(topic.passages)]
-            span.set_attributes(
-                {
-                    "rag.query": topic.question,
-                    "rag.response": topic.grounded,
-                    "rag.retrieval.documents": json.dumps(documents),
-                }
-            )
+            span.set_attributes(topic_attributes(topic))
             span.add_event("ragpulse.feedback", {"ragpulse.feedback": "👍"})
         good = [_answer(tracer, grounded=True, topic=i)[0] for i in (1, 2)]
         bad = [_answer(tracer, grounded=False, topic=i)[0] for i in (0, 1, 2)]

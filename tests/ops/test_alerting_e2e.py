@@ -23,6 +23,7 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from collector.demo_corpus import TOPICS
 from testkit.process import RagpulseProcess
+from testkit.rag_traces import topic_attributes
 from tests.ops.prom_stack import (
     Server,
     WebhookReceiver,
@@ -47,18 +48,8 @@ def _send_hallucinated_traces(otlp_port: int, count: int, per_second: float) -> 
     trace_ids = set()
     for i in range(count):
         topic = TOPICS[i % len(TOPICS)]
-        documents = [
-            {"id": f"kb-{j}", "content": text, "score": 0.9} for j, text in enumerate(topic.passages)
-        ]
         with tracer.start_as_current_span("answer") as span:
-            span.set_attributes(
-                {
-                    "rag.query": topic.question,
-                    "rag.response": topic.invented,
-                    "rag.retrieval.documents": json.dumps(documents),
-                    "http.route": "/ask",
-                }
-            )
+            span.set_attributes(topic_attributes(topic, grounded=False, route="/ask"))
             trace_ids.add(format(span.get_span_context().trace_id, "032x"))
         time.sleep(1 / per_second)
     tracer_provider.shutdown()

@@ -26,6 +26,7 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from collector.demo_corpus import TOPICS
 from testkit.process import RagpulseProcess, free_port
+from testkit.rag_traces import topic_attributes
 from testkit.scrape import scrape
 from tests.ops.prom_stack import Server, render_rules, start_prometheus, wait_until
 from tests.ops.tools import GRAFANA, require_binary
@@ -58,16 +59,8 @@ def send_version(otlp_port: int, version: str, grounded: bool, count: int, per_s
     trace_ids = set()
     for i in range(count):
         topic = GOOD_TOPICS[i % len(GOOD_TOPICS)]
-        documents = [{"id": f"kb-{j}", "content": t, "score": 0.9} for j, t in enumerate(topic.passages)]
         with tracer.start_as_current_span("answer") as span:
-            span.set_attributes(
-                {
-                    "rag.query": topic.question,
-                    "rag.response": topic.grounded if grounded else topic.invented,
-                    "rag.retrieval.documents": json.dumps(documents),
-                    "http.route": "/ask",
-                }
-            )
+            span.set_attributes(topic_attributes(topic, grounded, route="/ask"))
             trace_ids.add(format(span.get_span_context().trace_id, "032x"))
         time.sleep(1 / per_second)
     tracer_provider.shutdown()
