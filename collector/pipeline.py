@@ -41,6 +41,7 @@ from collector.stages import (
     Receiver,
     internal_error_detail,
 )
+from collector.teardown import bounded
 
 logger = logging.getLogger(__name__)
 _SATURATED_POLL_S = 0.2
@@ -286,14 +287,17 @@ class Pipeline:
         await asyncio.gather(*workers, return_exceptions=True)
         await self._acks.flush()
         # Blocking teardown, off the loop: exporters flush, dead letters are written, then each
-        # receiver's own thread makes its final commit.
-        for exporter in self.exporters:
-            await asyncio.to_thread(exporter.shutdown)
-        await asyncio.to_thread(self.dead_letters.close)
-        if self.evaluator is not None:
-            await asyncio.to_thread(self.evaluator.shutdown)
-        for receiver in self.receivers:
-            await asyncio.to_thread(receiver.shutdown)
+        # receiver's own thread makes its final commit. Bounded: a component that never returns is
+        # named and left behind, so SIGTERM always ends the process.
+        deadline = time.monotonic() + self.config.shutdown_deadline_s
+        steps = [
+            *((type(e).__name__, e.shutdown) for e in self.exporters),
+            ("dead letters", self.dead_letters.close),
+            *((("judge", self.evaluator.shutdown),) if self.evaluator is not None else ()),
+            *((f"receiver {r.name}", r.shutdown) for r in self.receivers),
+        ]
+        for what, step in steps:
+            await bounded(what, step, max(1.0, deadline - time.monotonic()))
 
 
 def _record_line(record: RagRecord) -> str:

@@ -10,6 +10,7 @@ interfaces of `collector.stages`. `serve` runs the result until SIGTERM/SIGINT.
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import logging
 import os
 import signal
@@ -188,10 +189,11 @@ def on_signals(stop: asyncio.Event) -> None:
     def handle() -> None:
         if stop.is_set():
             print(
-                "ragpulse: interrupted again, exiting without finishing the drain",
+                "ragpulse: interrupted again, exiting without finishing the drain; where it was:",
                 file=sys.stderr,
                 flush=True,
             )
+            faulthandler.dump_traceback(sys.stderr, all_threads=True)  # what the drain waited on
             os._exit(130)
         stop.set()
 

@@ -7,13 +7,18 @@ purpose (speed is measured, not asserted); quietness is asserted exactly.
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
 
+from collector.assemble import AssemblyConfig, TraceAssembler
+from collector.deadletter import LogDeadLetters
+from collector.pipeline import EvaluationConfig, Pipeline
 from testkit.process import RagpulseProcess
 
 PORTS = ("--metrics-port", "0", "--otlp-port", "0", "--otlp-grpc-port", "0")
@@ -47,3 +52,41 @@ def test_run_drains_on_sigterm_and_a_second_signal_exits_at_once() -> None:
     ragpulse.process.send_signal(signal.SIGINT)
     assert ragpulse.process.wait(15) in (0, 130)  # the second one may land before the drain is done
     assert "Traceback" not in ragpulse.output()
+
+
+class _StuckExporter:
+    """An exporter whose shutdown never returns (a wedged client library)."""
+
+    saturated = False
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+
+    def export(self, record: object, evaluations: object) -> None:
+        pass
+
+    def force_flush(self, timeout_s: float = 10.0) -> bool:
+        return True
+
+    def shutdown(self) -> None:
+        self.release.wait()
+
+
+def test_a_component_stuck_in_shutdown_is_named_and_left_behind(caplog: pytest.LogCaptureFixture) -> None:
+    stuck = _StuckExporter()
+    pipeline = Pipeline(
+        receivers=[],
+        assembler=TraceAssembler(AssemblyConfig()),
+        dead_letters=LogDeadLetters(),
+        exporters=[stuck],  # type: ignore[list-item]
+        config=EvaluationConfig(shutdown_deadline_s=0.5),
+    )
+
+    async def run_then_stop() -> None:
+        stop = asyncio.Event()
+        stop.set()
+        await pipeline.run(stop)
+
+    asyncio.run(run_then_stop())  # returns: the drain does not wait forever on the stuck exporter
+    stuck.release.set()
+    assert "shutdown: _StuckExporter did not finish within 1 s; exiting without it" in caplog.text
