@@ -27,17 +27,15 @@ from collector.logs import RateLimitedLog
 from collector.metrics import FEEDBACK_UNMATCHED
 from collector.spans import Span
 from collector.stages import DeadLetter, DeadLetterSink, Deliver
+from ragpulse_sdk import attributes
 
 if TYPE_CHECKING:
     from collector.receivers.kafka import KafkaConfig
 
 logger = logging.getLogger(__name__)
 
-FEEDBACK = "ragpulse.feedback"  # the value; also the name of a feedback span event
-TRACE_ID = "ragpulse.feedback.trace_id"  # the answer's trace, when feedback comes later in another
-SPAN_ID = "ragpulse.feedback.span_id"
-METRIC = "ragpulse.feedback.metric"  # what the human judged; unset = the answer as a whole
-COMMENT = "ragpulse.feedback.comment"  # free text: read by people in traces, never a label
+FEEDBACK, TRACE_ID, SPAN_ID = attributes.FEEDBACK, attributes.FEEDBACK_TRACE_ID, attributes.FEEDBACK_SPAN_ID
+METRIC, COMMENT = attributes.FEEDBACK_METRIC, attributes.FEEDBACK_COMMENT
 
 _TRACE_ID = re.compile(r"[0-9a-f]{32}")
 _SPAN_ID = re.compile(r"[0-9a-f]{16}")

@@ -15,3 +15,11 @@ ROUTE = "rag.route"
 EXPECTED_OUTPUT = "rag.expected_output"  # a reference answer (offline evaluation, canaries)
 REFERENCE_CONTEXTS = "rag.reference_contexts"  # JSON list of ground-truth passages
 CONVERSATION_ID = "rag.conversation_id"
+PROMPT_VERSION = "ragpulse.prompt.version"  # the prompt template's version (a `version` label source)
+
+# Human feedback on an answer (`record_feedback`), on any span or on a span event named FEEDBACK.
+FEEDBACK = "ragpulse.feedback"  # a score 0..1, or thumbs: up/down, positive/negative, true/false, 👍/👎
+FEEDBACK_TRACE_ID = "ragpulse.feedback.trace_id"  # the answer's trace, when feedback comes later in another
+FEEDBACK_SPAN_ID = "ragpulse.feedback.span_id"
+FEEDBACK_METRIC = "ragpulse.feedback.metric"  # what the human judged; unset = the answer as a whole
+FEEDBACK_COMMENT = "ragpulse.feedback.comment"  # free text: read by people in traces, never a label

@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from opentelemetry.trace import Span
+from opentelemetry.trace import Span, SpanContext
 
 from ragpulse_sdk import attributes
 
@@ -33,6 +33,7 @@ def record_rag(
     route: str | None = None,
     expected_output: str | None = None,
     reference_contexts: Sequence[str] | None = None,
+    prompt_version: str | None = None,
 ) -> None:
     """Record one RAG interaction on `span` with ragpulse's own attributes (`ragpulse_sdk.attributes`).
 
@@ -46,6 +47,7 @@ def record_rag(
         (attributes.MODEL, model),
         (attributes.ROUTE, route),
         (attributes.EXPECTED_OUTPUT, expected_output),
+        (attributes.PROMPT_VERSION, prompt_version),
     ):
         if value is not None:
             span.set_attribute(key, value)
@@ -53,3 +55,25 @@ def record_rag(
         span.set_attribute(
             attributes.REFERENCE_CONTEXTS, json.dumps(list(reference_contexts), ensure_ascii=False)
         )
+
+
+def record_feedback(
+    span: Span,
+    value: bool | float | str,
+    *,
+    answer: SpanContext | None = None,
+    metric: str | None = None,
+    comment: str | None = None,
+) -> None:
+    """Record a user's verdict on an answer: `value` is thumbs (True/False, "up"/"down", 👍/👎) or a
+    score 0..1. `answer` is the answer span's context when the feedback arrives later, in another trace
+    (keep `span.get_span_context()` of the answer, or rebuild it from the ids the app returned to its
+    client); `metric` narrows it to what the human judged (e.g. "faithfulness"). The sidecar matches it
+    with the judge's verdicts on that answer (docs/feedback.md)."""
+    span.set_attribute(attributes.FEEDBACK, value)
+    if answer is not None:
+        span.set_attribute(attributes.FEEDBACK_TRACE_ID, format(answer.trace_id, "032x"))
+        span.set_attribute(attributes.FEEDBACK_SPAN_ID, format(answer.span_id, "016x"))
+    for key, text in ((attributes.FEEDBACK_METRIC, metric), (attributes.FEEDBACK_COMMENT, comment)):
+        if text is not None:
+            span.set_attribute(key, text)

@@ -214,7 +214,7 @@ SERVICE_VERSION = "service.version"  # OTel resource attribute
 # The prompt template's version, in order of preference: OpenInference (`SpanAttributes.
 # LLM_PROMPT_TEMPLATE_VERSION`), OpenLLMetry (`traceloop.prompt.version`, an integer from Traceloop's
 # prompt registry) and ragpulse's own attribute for apps that state it themselves.
-PROMPT_VERSION_KEYS = ("llm.prompt_template.version", "traceloop.prompt.version", "ragpulse.prompt.version")
+PROMPT_VERSION_KEYS = ("llm.prompt_template.version", "traceloop.prompt.version", attributes.PROMPT_VERSION)
 
 
 def _version_text(value: Any) -> str:

@@ -20,6 +20,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 from opentelemetry.trace import Link, Tracer
 
+from collector.conventions import extract
 from collector.decode import decode
 from collector.demo_corpus import TOPICS
 from collector.feedback import Feedback, FeedbackConfig, FeedbackJoin, Unreadable, verdict
@@ -28,6 +29,7 @@ from collector.metrics import REGISTRY
 from collector.records import RagRecord
 from collector.spans import flatten
 from collector.stages import Evaluation, Outcome
+from ragpulse_sdk import record_feedback, record_rag
 from testkit.process import RagpulseProcess
 from testkit.rag_traces import Collect, encode, topic_attributes
 from testkit.scrape import Scrape, scrape
@@ -455,3 +457,23 @@ def test_ragpulse_run_reads_the_feedback_topic(
             lambda: _committed(kafka_bootstrap, group, topic) == 5, 30, "offsets committed past the records"
         )
         assert "Traceback" not in ragpulse.output()
+
+
+def test_the_sdk_helpers_write_what_the_sidecar_reads() -> None:
+    """`record_rag(..., prompt_version=)` and `record_feedback(..., answer=)` from the app's side."""
+    target: dict[str, Any] = {}
+
+    def build(tracer: Tracer) -> None:
+        with tracer.start_as_current_span("answer") as answer:
+            record_rag(answer, "Who?", ["Ada wrote it."], "Ada wrote it.", prompt_version="p7")
+            target["context"] = answer.get_span_context()
+        with tracer.start_as_current_span("thumbs") as later:  # another request, another trace
+            record_feedback(later, "down", answer=target["context"], metric="faithfulness", comment="no")
+
+    spans = _spans(build)
+    join = RecordingJoin()
+    SpanFeedback(join).read(spans)
+    trace_id, span_id = f"{target['context'].trace_id:032x}", f"{target['context'].span_id:016x}"
+    assert join.read == [Feedback("span", trace_id, span_id, False, "faithfulness")]
+    (record,) = extract(trace_id, [s for s in spans if s.trace_id == trace_id])
+    assert record.prompt_version == "p7"
