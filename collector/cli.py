@@ -93,7 +93,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from collector.service import build, replay
 
     try:
-        start_ms, end_ms = (int(_timestamp(v).timestamp() * 1000) for v in (args.start, args.end))
+        start_ms, end_ms = (int(utc_timestamp(v).timestamp() * 1000) for v in (args.start, args.end))
     except ValueError as exc:
         print(f"ragpulse replay: {exc}", file=sys.stderr)
         return 2
@@ -111,8 +111,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _timestamp(value: str) -> datetime:
-    """ISO 8601 (a missing zone means UTC) or 'now'."""
+def utc_timestamp(value: str) -> datetime:
+    """ISO 8601 (a missing zone means UTC) or 'now': `replay --from/--to`, `export-cases --since`."""
     if value == "now":
         return datetime.now(UTC)
     parsed = datetime.fromisoformat(value)

@@ -36,8 +36,8 @@ from collector.receivers.kafka import KafkaConfig
 from collector.receivers.otlp import OtlpConfig
 from collector.sampling import SamplingConfig
 from collector.verdicts import VerdictLimits
-from evaluators.metrics.custom import CustomMetrics, check_names, yaml_problem
-from evaluators.metrics.registry import ALIASES, builtin_names, check_known, create_metric
+from evaluators.metrics.custom import CustomMetrics, yaml_problem
+from evaluators.metrics.registry import check_custom, check_known, create_metric
 
 
 class Settings(BaseSettings):
@@ -92,7 +92,7 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _metrics_exist(self) -> Settings:
         """A misspelt metric name fails here, at load, not as an error on every evaluation later."""
-        check_names(self.custom_metrics, {*builtin_names(), *ALIASES})
+        check_custom(self.custom_metrics)
         sampling = self.sampling
         for where, names in (
             ("sampling.metrics", sampling.metrics),

@@ -23,9 +23,10 @@ import tempfile
 import time
 from collections.abc import Generator, Iterable, Iterator
 from contextlib import closing, contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
+
+from collector.cli import utc_timestamp
 
 if TYPE_CHECKING:  # the sources pull in Kafka, HTTP and the page: imported when the command runs
     from collector.case_sources import CaseFilters
@@ -86,10 +87,9 @@ def since_timestamp(value: str, now: float | None = None) -> float:
     if match:
         return now - float(match.group(1)) * _UNIT_S[match.group(2)]
     try:
-        parsed = datetime.fromisoformat(value.strip())
+        return utc_timestamp(value.strip()).timestamp()
     except ValueError:
         raise UsageError(f"--since {value!r}: use a duration (30m, 2h, 1d) or ISO 8601") from None
-    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
 
 
 def case_from_record(record: dict[str, Any]) -> dict[str, Any]:

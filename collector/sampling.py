@@ -31,11 +31,6 @@ Rate = Annotated[float, Field(ge=0.0, le=1.0)]
 Clock = Callable[[], float]
 
 
-def metric_inputs(name: str, custom: CustomMetrics | None = None) -> tuple[CaseField, ...]:
-    """What the metric `name` (built-in or custom; the settings checked it exists) needs."""
-    return required_inputs(name, custom)
-
-
 class SamplingOutcome(StrEnum):
     SAMPLED = "sampled"
     NOT_SAMPLED = "not_sampled"
@@ -214,7 +209,7 @@ class Sampler:
     ) -> None:
         self.config = config
         names = (*config.metrics, *config.reference_metrics)
-        self._inputs = {name: metric_inputs(name, custom) for name in names}
+        self._inputs = {name: required_inputs(name, custom) for name in names}  # names checked at load
         self._lock = threading.Lock()
         per_minute = config.max_evaluations_per_minute
         self._throttle = TokenBucket(per_minute, clock) if per_minute else None
