@@ -2,7 +2,8 @@
 
 Starts the embedded OTLP/HTTP receiver, the offline judge and /metrics, and a synthetic RAG app
 that sends traffic through the real OTLP exporter: mostly grounded answers, some with invented
-facts, some off-topic. Prints where to look and a live line of scores per metric.
+facts, some contradicting the passages, some off-topic. Prints where to look and a live line of
+scores per metric.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from collector.metrics import EVALUATION_SCORE
 from collector.service import build, on_signals, serve
 from ragpulse_sdk import record_rag
 
-KINDS = (("grounded", 0.7), ("invented", 0.2), ("off_topic", 0.1))
+KINDS = (("grounded", 0.7), ("invented", 0.1), ("contradicted", 0.1), ("off_topic", 0.1))
 
 
 def synthetic_app(endpoint: str, rate: float, stop: threading.Event, seed: int = 7) -> None:
@@ -40,7 +41,7 @@ def synthetic_app(endpoint: str, rate: float, stop: threading.Event, seed: int =
         number = rng.randrange(len(TOPICS))
         topic = TOPICS[number]
         kind = rng.choices([k for k, _ in KINDS], [w for _, w in KINDS])[0]
-        answer = {"grounded": topic.grounded, "invented": topic.invented, "off_topic": topic.off_topic}[kind]
+        answer = getattr(topic, kind)
         with tracer.start_as_current_span("POST /chat") as root:
             root.set_attribute("http.route", "/chat")
             with tracer.start_as_current_span("answer") as span:
@@ -91,8 +92,8 @@ def run_demo(settings: Settings, duration: float | None, rate: float) -> int:
             print(f"  page:     http://{settings.metrics_host}:{service.status.port}/")
         print("  judge:    offline (no API key, no network)")
         print(
-            f"  traffic:  synthetic RAG app, {rate:g} requests/s: 70% grounded, 20% invented facts, "
-            "10% off-topic"
+            f"  traffic:  synthetic RAG app, {rate:g} requests/s: 70% grounded, 10% invented facts, "
+            "10% contradicting the passages, 10% off-topic"
         )
         app = threading.Thread(target=synthetic_app, args=(endpoint, rate, stop_app), daemon=True)
         app.start()

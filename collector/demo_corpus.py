@@ -12,6 +12,7 @@ class Topic:
     grounded: str
     invented: str  # plausible, but with facts that are not in the passages
     off_topic: str
+    contradicted: str  # what the passages say, with one fact turned around
 
 
 TOPICS: tuple[Topic, ...] = (
@@ -25,6 +26,7 @@ TOPICS: tuple[Topic, ...] = (
         "The Eiffel Tower was completed in March 1889. It is 330 metres tall.",
         "The Eiffel Tower was completed in 1925 by Louis Renault. It is 512 metres tall.",
         "Croissants are best enjoyed fresh with butter and jam.",
+        "The Eiffel Tower was completed in March 1889. It is 300 metres tall.",
     ),
     Topic(
         "What is the refund window for annual subscriptions?",
@@ -36,6 +38,7 @@ TOPICS: tuple[Topic, ...] = (
         "Annual subscriptions are refunded in full within 30 days of purchase, and pro rata after that.",
         "Annual subscriptions are refunded in full within 90 days, and customers also receive a free tablet.",
         "Our office is closed on public holidays.",
+        "Annual subscriptions cannot be refunded after purchase.",
     ),
     Topic(
         "How do I rotate the API key of a service account?",
@@ -47,6 +50,7 @@ TOPICS: tuple[Topic, ...] = (
         "Open Settings, select the service account and click Rotate key; the old key works for 24 hours.",
         "Email the security team at Acme Corp and the key is rotated within 7 business days by Jane Miller.",
         "The weather in Lisbon is mild in spring.",
+        "Open Settings, select the service account and click Rotate key; the old key stops working immediately.",
     ),
     Topic(
         "What does the Kafka setting min.insync.replicas control?",
@@ -58,6 +62,7 @@ TOPICS: tuple[Topic, ...] = (
         "It sets the minimum number of in-sync replicas that must acknowledge an acks=all write, typically 2 of 3.",
         "It controls how many consumers may read a partition at once, and defaults to 12 since Kafka 1.0.",
         "Sourdough bread needs a mature starter.",
+        "It sets the maximum number of in-sync replicas that may acknowledge an acks=all write, typically 3 of 3.",
     ),
     Topic(
         "Which vaccines are recommended for travel to Kenya?",
@@ -69,5 +74,6 @@ TOPICS: tuple[Topic, ...] = (
         "Yellow fever, typhoid and hepatitis A vaccines are advised, plus routine vaccines; malaria prophylaxis too.",
         "Only the rabies vaccine is required, and the Nairobi ministry waives it for stays under 60 days.",
         "The Premier League season starts in August.",
+        "Yellow fever, typhoid and hepatitis A vaccines are not advised for Kenya, and malaria prophylaxis is never needed.",
     ),
 )

@@ -64,7 +64,8 @@ def judge_line(settings: Settings) -> str:
     else:
         key = "no key: set RAGPULSE_JUDGE__API_KEY, OPENAI_API_KEY or judge.api_key_file (unless local)"
     mode = (
-        f"cascade: offline first, the LLM when the offline score is in {list(judge.cascade_band)}"
+        "cascade: offline first, the LLM when an offline verdict's probability is in "
+        f"{list(judge.cascade_band)}"
         if judge.cascade
         else "every evaluation"
     )

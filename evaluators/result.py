@@ -44,6 +44,14 @@ class VerdictRecord(BaseModel):
     supporting_ids: list[int] = Field(default_factory=list)
     check: str = ""  # which question was asked of the item (supported, relevant, ...)
     source_ids: list[int] = Field(default_factory=list)  # passages the item was taken from (statements)
+    confidence: float | None = None  # the judge's calibrated P(verdict), when it knows it (offline judge)
+
+    @property
+    def probability_yes(self) -> float | None:
+        """P('yes') from the calibrated confidence: what the cascade's band is about."""
+        if self.confidence is None:
+            return None
+        return self.confidence if self.verdict == "yes" else 1.0 - self.confidence
 
     @property
     def label(self) -> str:

@@ -18,10 +18,11 @@ import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
-from evaluators.offline.features import GroundingFeaturizer, prepare
+from evaluators.offline.features import Evidence, GroundingFeaturizer, prepare
 from evaluators.offline.judge import answer_claims
 from evaluators.offline.model import LogisticModel
 from evaluators.offline.text import entities, sentences
@@ -70,11 +71,23 @@ def load_halueval(task: str) -> list[LabelledAnswer]:
     return answers
 
 
-def claim_matrix(item: LabelledAnswer, featurizer: GroundingFeaturizer) -> np.ndarray:
-    """Features of every claim of an answer (one row per claim; the whole answer if no claim)."""
+class Labelled(Protocol):
+    context: str
+    question: str
+    answer: str
+    label: int
+
+
+def claim_evidence(item: Labelled, featurizer: GroundingFeaturizer) -> list[Evidence]:
+    """The evidence of every claim of an answer (the whole answer if it has no claim)."""
     refs = prepare((item.context,))
     claims = answer_claims(item.answer) or [item.answer]
-    return np.array([featurizer.evidence(c, refs, item.question).features for c in claims], dtype=float)
+    return [featurizer.evidence(c, refs, item.question) for c in claims]
+
+
+def claim_matrix(item: Labelled, featurizer: GroundingFeaturizer) -> np.ndarray:
+    """Features of every claim of an answer (one row per claim)."""
+    return np.array([ev.features for ev in claim_evidence(item, featurizer)], dtype=float)
 
 
 def weakest_claims(matrices: Sequence[np.ndarray], model: LogisticModel) -> np.ndarray:

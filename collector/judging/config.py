@@ -25,7 +25,9 @@ class JudgeConfig(BaseModel):
     max_retries: int = Field(3, ge=0)
     cascade: bool = Field(False, description="Offline judge first, the LLM judge only on doubt.")
     cascade_band: tuple[float, float] = Field(
-        (0.25, 0.75), description="Offline scores in this band escalate."
+        (0.25, 0.75),
+        description="Escalate a faithfulness/hallucination result when a verdict's calibrated probability"
+        " (or, without one, the score) lies in this band.",
     )
     prices_per_million: dict[str, tuple[float, float]] = Field(
         default_factory=dict, description="model -> (prompt, completion) USD per million tokens."

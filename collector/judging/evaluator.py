@@ -1,8 +1,9 @@
 """`RecordEvaluator`: the cascade, and the mapping of the evaluators' results to `Evaluation`s.
 
-With a cascade, the offline judge scores first and only its doubtful grounding verdicts (a score
-inside the band, or an error) go to the LLM judge; while the LLM judge's circuit is open the
-offline verdicts stand and the skipped escalations are counted.
+With a cascade, the offline judge scores first and only its doubtful grounding results (a
+verdict whose calibrated probability lies inside the band, or an error) go to the LLM judge;
+while the LLM judge's circuit is open the offline verdicts stand and the skipped escalations are
+counted.
 """
 
 from __future__ import annotations
@@ -70,11 +71,16 @@ class RecordEvaluator:
         return evaluations, spend
 
     def _doubtful(self, result: MetricResult) -> bool:
+        """Escalate when the offline judge is unsure of any verdict: its calibrated probability of
+        'yes' falls inside the band. A verdict without a probability falls back on the score."""
         if result.name not in _CASCADE_METRICS:
             return False
         if result.score is None:
             return result.outcome == "error"
         low, high = self.band
+        probabilities = [v.probability_yes for v in result.verdicts]
+        if probabilities and all(p is not None for p in probabilities):
+            return any(low <= p <= high for p in probabilities if p is not None)
         return low <= result.score <= high
 
     def shutdown(self) -> None:

@@ -16,6 +16,7 @@ from evaluators.metrics.base import Metric, MetricOptions, Scored, listing, reco
 from evaluators.session import JudgeSession
 
 FaithfulnessMode = Literal["entailment", "contradiction"]
+NO_CLAIMS = "no checkable claim: the answer has text but states no fact the judge could check"
 
 
 class Faithfulness(Metric):
@@ -23,8 +24,9 @@ class Faithfulness(Metric):
 
     `mode="entailment"` (default; ragas, rag_evals) counts a claim only when the context implies it,
     which catches hallucinated additions; `mode="contradiction"` (deepeval) counts every claim the
-    context does not contradict. An answer without claims scores `zero_claims_score` (1.0 like
-    deepeval; rag_evals uses 0.0).
+    context does not contradict. An answer without checkable claims ('Hello!', or text the judge
+    cannot read) is unmeasured, never a silent pass; `zero_claims_score` gives it a score instead
+    (1.0 as deepeval, 0.0 as rag_evals).
     """
 
     name = "faithfulness"
@@ -35,7 +37,7 @@ class Faithfulness(Metric):
         *,
         mode: FaithfulnessMode = "entailment",
         truths_extraction_limit: int | None = None,
-        zero_claims_score: float = 1.0,
+        zero_claims_score: float | None = None,
         **options: Unpack[MetricOptions],
     ) -> None:
         super().__init__(**options)
@@ -50,11 +52,9 @@ class Faithfulness(Metric):
     async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
         claims = await session.answer_claims(case)
         if not claims:
-            return Scored(
-                self.zero_claims_score,
-                "no claims: the answer states no facts to check",
-                details={"claims": 0, "mode": self.mode},
-            )
+            if self.zero_claims_score is None:
+                raise scores.UndefinedScoreError(NO_CLAIMS)
+            return Scored(self.zero_claims_score, NO_CLAIMS, details={"claims": 0, "mode": self.mode})
         references = list(case.retrieval_context or [])
         details: dict[str, Any] = {"mode": self.mode}
         if self.truths_extraction_limit:
@@ -89,12 +89,18 @@ class Hallucination(Metric):
 
     Without reference contexts (`context`) the retrieved ones (`retrieval_context`, ragas' `contexts` /
     `retrieved_contexts`) stand in, as the sidecar does for live traffic, and the reason says so.
+
+    The threshold defaults to 0: one contradicted context fails. deepeval's 0.5 lets an answer
+    that contradicts one of three retrieved passages pass; `threshold=0.5` restores it.
     """
 
     name = "hallucination"
     lower_is_better = True
     # And `context` or `retrieval_context`, which a tuple of fields cannot say: checked in score_case.
     required_fields = (CaseField.ACTUAL_OUTPUT,)
+
+    def __init__(self, **options: Unpack[MetricOptions]) -> None:
+        super().__init__(**({"threshold": 0.0} | options))
 
     async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
         contexts = [c for c in case.context or [] if c.strip()]
@@ -106,9 +112,7 @@ class Hallucination(Metric):
                 raise MissingFieldError(self.name, CaseField.CONTEXT)
         claims = await session.answer_claims(case)
         if not claims:
-            return Scored(
-                0.0, f"no claims: the answer states nothing that could contradict the contexts{note}"
-            )
+            raise scores.UndefinedScoreError(NO_CLAIMS)
         verdicts = await session.verdicts(contexts, claims, VerdictTask.CONTRADICTED)
         contradicted = [v.verdict == "yes" for v in verdicts]
         score = scores.verdict_ratio(contradicted)

@@ -99,7 +99,7 @@ class ContextualRelevancy(Metric):
         reason = f"{sum(relevant)} of {len(judged)} context statements are relevant to the input"
         sources = source_passages([s for s, _ in judged], passages)
         records = [
-            record("statement", s, v, "relevant").model_copy(update={"source_ids": source})
+            record("statement", s, v, "relevant", source_ids=source)
             for (s, v), source in zip(judged, sources, strict=True)
         ]
         return Scored(scores.verdict_ratio(relevant), reason, records)

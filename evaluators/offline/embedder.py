@@ -1,19 +1,29 @@
 """Sentence embeddings that ship inside packages and run on CPU without network.
 
-`wordllama` is the default: static 256-dim token embeddings (~19 MB, no torch, thousands of
+`wordllama` is the default: static 256-dim token embeddings (~16 MB, no torch, thousands of
 sentences per second). MiniLM-L6 (`ragpulse[minilm]`) is better at relevancy but needs torch.
 Each model is loaded lazily, once per process, and shared by every judge instance.
+
+Vectors are cached by text, per model (`VectorCache`): the metrics of one record embed the same
+question, and live traffic retrieves the same popular passages again and again. The cache of one
+model never answers for another, and a user's own `Embedder` is not cached at all.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import re
 import threading
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+
+CACHE_SIZE = 8192  # texts per model: ~8 MB of vectors plus the texts themselves
+_WORDS_CACHED = 65536  # token ids of this many distinct words (a few MB)
 
 
 @runtime_checkable
@@ -25,9 +35,6 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
-_LOAD_LOCK = threading.Lock()
-
-
 def _normalise(vectors: np.ndarray) -> np.ndarray:
     vectors = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -35,14 +42,186 @@ def _normalise(vectors: np.ndarray) -> np.ndarray:
     return vectors / norms
 
 
-@cache
-def _wordllama_model() -> Any:
-    """Load wordllama from the weights inside its own package; never tries to download."""
-    with _LOAD_LOCK:
+class VectorCache:
+    """A bounded, thread-safe LRU of embedding rows by text, for ONE model.
+
+    Rows are stored read-only and every answer is a fresh array, so a caller that scales its
+    vectors in place cannot corrupt the cache. Misses are embedded together, in one call.
+    """
+
+    def __init__(self, capacity: int = CACHE_SIZE) -> None:
+        self.capacity = capacity
+        self._rows: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def embed(self, texts: Sequence[str], compute: Callable[[list[str]], np.ndarray]) -> np.ndarray:
+        """Rows for `texts`, computing (once, in one batch) those not cached yet."""
+        with self._lock:
+            found = {t: row for t in texts if (row := self._rows.get(t)) is not None}
+            for text in found:
+                self._rows.move_to_end(text)
+        missing = [t for t in dict.fromkeys(texts) if t not in found]
+        if missing:  # computed outside the lock: two threads may both compute a text, harmlessly
+            computed = np.asarray(compute(missing), dtype=np.float32)
+            with self._lock:
+                for text, row in zip(missing, computed, strict=True):
+                    row = row.copy()
+                    row.setflags(write=False)
+                    found[text] = self._rows[text] = row
+                    self._rows.move_to_end(text)
+                while len(self._rows) > self.capacity:
+                    self._rows.popitem(last=False)
+        return np.stack([found[t] for t in texts])
+
+
+_CACHES: dict[str, VectorCache] = {}
+_CACHES_LOCK = threading.Lock()
+
+
+def vector_cache(model_key: str) -> VectorCache:
+    """The process-wide cache of one model (by a key naming the model and its weights)."""
+    with _CACHES_LOCK:
+        return _CACHES.setdefault(model_key, VectorCache())
+
+
+# --- wordllama -----------------------------------------------------------------------------------
+_SPACED_NORMALISER = 'Sequence(normalizers=[Prepend(prepend="▁"), Replace(pattern=String(" "), content="▁")])'
+_SPANS_A_WORD_START = re.compile("[^▁]▁|▁▁[^▁]")  # a token like this could cross a word's start
+_PIECE = re.compile("[ ▁]*[^ ▁]+|[ ▁]+")  # a word with the spaces before it; or trailing spaces
+
+
+def _tokenizes_by_word(tokenizer: Any) -> bool:
+    """True when the tokenizer's ids for a text are the concatenation of its words' ids.
+
+    The Llama-2 tokenizer has no pre-tokenizer: BPE runs over each whole text, which never hits
+    its word cache and was ~60% of embedding time. But its normaliser only turns spaces into '▁'
+    and prepends one, and no token in its vocabulary contains '▁' after another character or
+    '▁▁' before one: no merge can cross the start of a word (with the spaces before it), so
+    each word can be tokenized alone, and cached. Any other tokenizer keeps the whole-text way.
+    """
+    from tokenizers.models import BPE
+
+    model = tokenizer.model
+    return (
+        tokenizer.pre_tokenizer is None
+        and repr(tokenizer.normalizer) == _SPACED_NORMALISER
+        and isinstance(model, BPE)
+        and model.dropout is None
+        and tokenizer.token_to_id("▁") is not None
+        and not any(_SPANS_A_WORD_START.search(token) for token in tokenizer.get_vocab())
+    )
+
+
+class WordLlamaTable:
+    """wordllama's packaged model as its two parts: the token table and the tokenizer.
+
+    `embed` computes what `WordLlamaInference.embed` computes, the mean of each text's token rows
+    (a test pins equality to the bit), but without importing wordllama (its import costs 0.1-0.3 s
+    of cold start, pulls in `requests` and configures the root logger), without padding every
+    text of a batch to the longest one, and with words' token ids cached (`_tokenizes_by_word`).
+    """
+
+    def __init__(self, embedding: np.ndarray, tokenizer: Any) -> None:
+        self.embedding = np.ascontiguousarray(embedding, dtype=np.float32)
+        self.tokenizer = tokenizer  # padding and truncation off: ids are the text's tokens only
+        self._encode = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)  # fast: no offsets
+        added = getattr(tokenizer, "get_added_tokens_decoder", None)  # special tokens split texts first
+        self._specials = tuple(t.content for t in added().values()) if added else ()
+        self._by_word = added is not None and _tokenizes_by_word(tokenizer)
+        self._space = tokenizer.token_to_id("▁")
+        self._clip = tokenizer.get_vocab_size(with_added_tokens=True) > len(self.embedding)
+        self._words: dict[str, list[int]] = {}  # a word (one leading space dropped) -> its ids
+
+    def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
+        """Each text's token ids, as the tokenizer gives them for the whole text."""
+        if not self._by_word:
+            return self._whole(texts)
+        split = [None if any(s in t for s in self._specials) else _words(t) for t in texts]
+        wanted = dict.fromkeys(w for words in split if words for w in words)
+        found = {w: ids for w in wanted if (ids := self._words.get(w)) is not None}
+        missing = [w for w in wanted if w not in found and w]
+        if missing:
+            if len(self._words) > _WORDS_CACHED:
+                self._words = {}  # another thread may still read the old dict: it stays valid
+            for word, ids in zip(missing, self._whole(missing), strict=True):
+                found[word] = self._words[word] = ids
+        found[""] = [self._space]  # a lone trailing space (the normaliser prepends to no empty text)
+        whole = iter(self._whole([t for t, words in zip(texts, split, strict=True) if words is None]))
+        return [next(whole) if words is None else [i for w in words for i in found[w]] for words in split]
+
+    def _whole(self, texts: Sequence[str]) -> list[list[int]]:
+        if not texts:
+            return []
+        return [e.ids for e in self._encode(list(texts), add_special_tokens=False)]
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Un-normalised mean token rows, one per text (zeros for a text without tokens).
+
+        Each text's rows are summed on their own, in token order: bit for bit wordllama's masked
+        sum over a padded batch (numpy's `reduceat` is not), with no padding to allocate."""
+        all_ids = self.token_ids(texts)
+        sums = np.zeros((len(all_ids), self.embedding.shape[1]), dtype=np.float32)
+        lengths = np.ones(len(all_ids), dtype=np.float32)
+        last = len(self.embedding) - 1
+        for row, ids in enumerate(all_ids):
+            if ids:
+                if self._clip:  # wordllama clips ids beyond its table
+                    ids = [min(i, last) for i in ids]
+                sums[row] = np.add.reduce(self.embedding.take(ids, axis=0), axis=0)
+                lengths[row] = len(ids)
+        return sums / lengths[:, None]
+
+
+def _words(text: str) -> list[str]:
+    """The text's words with the spaces before each; the tokenizer prepends one space to every
+    text it is given, so each word but the first gives one back."""
+    return [piece if k == 0 else piece[1:] for k, piece in enumerate(_PIECE.findall(text))]
+
+
+def load_wordllama() -> WordLlamaTable:
+    """The `l2_supercat` 256-dim weights and tokenizer from inside the wordllama package (never a
+    download); through wordllama's own loader when its files are laid out differently."""
+    from tokenizers import Tokenizer
+
+    spec = importlib.util.find_spec("wordllama")  # finds the package without importing it
+    root = Path(next(iter(spec.submodule_search_locations or ()), "")) if spec else Path()
+    weights = root / "weights" / "l2_supercat_256.safetensors"
+    vocabulary = root / "tokenizers" / "l2_supercat_tokenizer_config.json"
+    if weights.is_file() and vocabulary.is_file():
+        from safetensors import safe_open
+
+        with safe_open(str(weights), framework="np") as tensors:
+            embedding = tensors.get_tensor("embedding.weight")
+        tokenizer = Tokenizer.from_file(str(vocabulary))
+    else:
         import wordllama
         from wordllama import WordLlama
 
-        return WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True)
+        model = WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True)
+        embedding, tokenizer = model.embedding, model.tokenizer
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return WordLlamaTable(embedding, tokenizer)
+
+
+_LOAD_LOCK = threading.Lock()
+_wordllama: WordLlamaTable | None = None
+
+
+def wordllama_model() -> WordLlamaTable:
+    """wordllama's packaged model (token table + tokenizer), loaded once per process."""
+    global _wordllama
+    if _wordllama is None:
+        with _LOAD_LOCK:
+            if _wordllama is None:
+                _wordllama = load_wordllama()
+    return _wordllama
+
+
+_wordllama_model = wordllama_model  # the name `alignment` imported first
 
 
 class WordLlamaEmbedder:
@@ -50,10 +229,17 @@ class WordLlamaEmbedder:
 
     name = "wordllama"
 
+    def __init__(self) -> None:
+        self._cache = vector_cache("wordllama/l2_supercat_256")
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, 256), dtype=np.float32)
-        return _normalise(_wordllama_model().embed([t or " " for t in texts], norm=False))
+        return self._cache.embed([t or " " for t in texts], self._compute)
+
+    @staticmethod
+    def _compute(texts: list[str]) -> np.ndarray:
+        return _normalise(wordllama_model().embed(texts))
 
 
 @cache
@@ -76,7 +262,11 @@ def _packaged_minilm_path() -> str:
 
 
 class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 through sentence-transformers (optional extra `ragpulse[minilm]`)."""
+    """all-MiniLM-L6-v2 through sentence-transformers (optional extra `ragpulse[minilm]`).
+
+    Cached per model path. A transformer's vectors already vary in their last bits with the batch
+    a text is padded in, so a cached row is as good as a recomputed one.
+    """
 
     name = "minilm"
 
@@ -84,10 +274,15 @@ class MiniLMEmbedder:
         self.model_path = model_path
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        model = _minilm_model(self.model_path or _packaged_minilm_path())
+        path = self.model_path or _packaged_minilm_path()
+        model = _minilm_model(path)
         if not texts:
             return np.zeros((0, model.get_sentence_embedding_dimension()), dtype=np.float32)
-        return _normalise(model.encode(list(texts), batch_size=64, show_progress_bar=False))
+
+        def compute(missing: list[str]) -> np.ndarray:
+            return _normalise(model.encode(missing, batch_size=64, show_progress_bar=False))
+
+        return vector_cache(f"minilm/{path}").embed(list(texts), compute)
 
 
 def make_embedder(name: str = "wordllama") -> Embedder:

@@ -1,9 +1,9 @@
 """Grounding features of one claim against the retrieved nodes, with the evidence behind them.
 
-Each feature is a reason a person would give: the claim's rare words are (not) in the context, a
-number or a name in the claim is missing from it, the best-matching passage says the opposite
-(negation), or the claim merely restates the question. The evidence is kept so that a verdict
-can name the number or the entity that failed.
+Each feature is a reason a person would give: the claim's rare words are (not) in the context, or
+only as synonyms; a number, date or name of the claim is missing, or the best-matching passage
+states another one; that passage says the opposite (negation, an antonym); the claim merely
+restates the question. The evidence is kept so that a verdict can name what failed and where.
 """
 
 from __future__ import annotations
@@ -12,22 +12,43 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
+
+from evaluators.offline import alignment
 from evaluators.offline.idf import IdfTable, default_idf
-from evaluators.offline.text import Window, content_stems, entities, negation_count, numbers, windows
+from evaluators.offline.lexicon import antonym
+from evaluators.offline.quantities import Quantity, conflicts, quantities, supports
+from evaluators.offline.text import (
+    NEGATIONS,
+    STOPWORDS,
+    Window,
+    content_stems,
+    entities,
+    negation_count,
+    stem,
+    windows,
+    words,
+)
 
 FEATURE_NAMES: tuple[str, ...] = (
     "recall_window",  # IDF-weighted share of the claim's content words in its best 2-sentence window
     "recall_all",  # ... anywhere in the references
     "novel_recall_window",  # the same, for words the question did not already contain
     "novel_recall_all",
-    "max_missing_idf",  # rarity of the rarest new word found nowhere in the references (0..1)
-    "missing_numbers",  # numbers of the claim absent from the references (clipped at 2)
-    "number_conflict",  # a number is missing AND the best window states a different one
+    "soft_recall_window",  # recall_window where a common word may be matched by a synonym
+    "soft_novel_recall_window",
+    "max_missing_idf",  # rarity of the rarest new word matched nowhere, not even softly (0..1)
+    "missing_numbers",  # numbers, dates, amounts of the claim that no reference supports (clipped at 2)
+    "number_conflict",  # ... and the best window states another value of the same kind
     "missing_entities",  # capitalised names of the claim absent from the references (clipped at 3)
     "missing_entity_share",
-    "window_missing_entities",  # names found in the references but not in the best window (clipped at 2)
-    "negation_flip",  # negation parity differs from the best window, weighted by its match
+    "window_missing_entities",  # names in the references but not in a best window naming others
+    "negation_flip",  # negation parity differs from the best sentence, weighted by its match
+    "antonym_flip",  # a word of the claim faces its antonym in the best window, weighted by its match
 )
+_SOFT_WINDOWS = 3  # soft alignment runs on the windows with the best exact recall only (speed)
+_SOFT_FULL = 0.5  # a soft match at least this strong counts as found (for 'missing' words)
+_CLAUSE_WORDS = 4  # shorter claims are answer fragments: negation and antonyms are not compared
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +59,7 @@ class References:
     windows: tuple[Window, ...]
     node_stems: tuple[frozenset[str], ...]
     all_stems: frozenset[str]
-    all_numbers: frozenset[str]
+    all_quantities: tuple[Quantity, ...]
     lowered: str
 
 
@@ -51,9 +72,20 @@ def prepare(texts: tuple[str, ...]) -> References:
         windows=all_windows,
         node_stems=node_stems,
         all_stems=frozenset().union(*node_stems),
-        all_numbers=frozenset(n for w in all_windows for n in w.numbers),
+        all_quantities=tuple(q for t in texts for q in quantities(t)),
         lowered=" ".join(texts).lower(),
     )
+
+
+@lru_cache(maxsize=8192)
+def _window_words(text: str) -> tuple[tuple[str, ...], np.ndarray]:
+    """A window's content words (surface form, for vectors) and their vectors, once per window."""
+    found = tuple(dict.fromkeys(w for w in words(text) if _is_content(w)))
+    return found, alignment.vectors(found)
+
+
+def _is_content(word: str) -> bool:
+    return len(word) > 1 and word not in STOPWORDS and word not in NEGATIONS
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,20 +97,26 @@ class Evidence:
     supporting_nodes: tuple[int, ...]
     missing_words: tuple[str, ...] = ()
     missing_numbers: tuple[str, ...] = ()
-    window_numbers: tuple[str, ...] = ()
+    window_numbers: tuple[str, ...] = ()  # the conflicting values the best window states
     missing_entities: tuple[str, ...] = ()
     elsewhere_entities: tuple[str, ...] = ()  # in the references, but not in the best window
-    rest_match: float = 0.0  # best-window recall of the claim without its missing names and numbers
+    antonyms: tuple[tuple[str, str], ...] = ()  # (claim word, window word)
+    rest_match: float = 0.0  # best-window soft recall of the claim without its missing names and numbers
+    window_names_others: bool = False  # the best window names someone or something the claim does not
     negation_flip: bool = False
     restates_question: bool = False
 
     @property
     def has_conflict(self) -> bool:
         """A specific contradiction, not mere absence: the best window matches the rest of the claim
-        but states another number, another name, or the opposite (negation)."""
-        swapped_number = bool(self.missing_numbers) and bool(self.window_numbers) and self.rest_match >= 0.5
-        swapped_name = bool(self.missing_entities or self.elsewhere_entities) and self.rest_match >= 0.6
-        return swapped_number or swapped_name or self.negation_flip
+        but states another number, another name, or the opposite (negation, an antonym)."""
+        swapped_number = bool(self.window_numbers) and self.rest_match >= 0.5
+        # A name found elsewhere in the context but not here, where another is named, is a swap; a
+        # name found nowhere is one only when it is the claim's single gap (else it is an addition).
+        swapped = bool(self.elsewhere_entities) and self.rest_match >= 0.6
+        invented = bool(self.missing_entities) and self.window_names_others and self.rest_match >= 0.9
+        swapped_name = swapped or invented
+        return swapped_number or swapped_name or self.negation_flip or bool(self.antonyms)
 
 
 def _recall(stems: Sequence[str], weights: Sequence[float], pool: frozenset[str]) -> float:
@@ -88,6 +126,11 @@ def _recall(stems: Sequence[str], weights: Sequence[float], pool: frozenset[str]
     return sum(w for s, w in zip(stems, weights, strict=True) if s in pool) / total
 
 
+def _soft_recall(weights: np.ndarray, matches: np.ndarray) -> float:
+    total = float(weights.sum())
+    return float(weights @ matches) / total if total > 0 else 1.0
+
+
 class GroundingFeaturizer:
     """Turns (claim, references, question) into the feature vector of the grounding model."""
 
@@ -95,70 +138,134 @@ class GroundingFeaturizer:
         self.idf = idf or default_idf()
 
     def evidence(self, claim: str, refs: References, question: str = "") -> Evidence:
-        stems = list(dict.fromkeys(content_stems(claim)))
-        weights = [self.idf.weight(s) for s in stems]
+        asked_quantities = quantities(question) if question else ()
+        claim_quantities = [q for q in quantities(claim) if not any(supports(a, q) for a in asked_quantities)]
+        missing_quantities = [
+            q for q in claim_quantities if not any(supports(r, q) for r in refs.all_quantities)
+        ]
+        # A supported amount is matched as a whole ('0.33 km' for '330 metres'): its words leave the
+        # word features, which would otherwise call '0.33' and 'km' missing.
+        matched = {w for q in quantities(claim) if q not in missing_quantities for w in words(q.text)}
+        surface = list(dict.fromkeys(w for w in words(claim) if _is_content(w) and w not in matched))
+        stems = [stem(w) for w in surface]
+        weights = np.array([self.idf.weight(s) for s in stems], dtype=float)
         asked = frozenset(content_stems(question)) if question else frozenset()
-        novel = [(s, w) for s, w in zip(stems, weights, strict=True) if s not in asked]
-        novel_stems, novel_weights = [s for s, _ in novel], [w for _, w in novel]
+        novel_mask = np.array([s not in asked for s in stems], dtype=bool)
+        dated = {w for q in quantities(claim) for w in words(q.text)}  # 'March 1889' is a date, not a name
+        names = [n for n in self._names(claim, question) if not set(words(n)) <= dated]
+        name_words = {w for n in names for w in words(n)}
+        softable = np.array([not w[0].isdigit() and w not in name_words for w in surface], dtype=bool)
 
-        best, best_recall, novel_window = None, 0.0, 0.0
-        sentence, sentence_recall = None, 0.0
-        for window in refs.windows:
-            recall = _recall(stems, weights, window.stems)
-            if best is None or recall > best_recall:
-                best, best_recall = window, recall
-            if window.single and (sentence is None or recall > sentence_recall):
-                sentence, sentence_recall = window, recall
-            novel_window = max(novel_window, _recall(novel_stems, novel_weights, window.stems))
-        node_recalls = [_recall(stems, weights, pool) for pool in refs.node_stems]
+        weight_list, novel_weights = weights.tolist(), weights * novel_mask
+        exact = [(_recall(stems, weight_list, w.stems), w) for w in refs.windows]
+        best_recall, best = max(exact, key=lambda e: e[0], default=(0.0, None))
+        sentence = max((e for e in exact if e[1].single), key=lambda e: e[0], default=None)
+        novel_exact = max(
+            (_recall(stems, novel_weights.tolist(), w.stems) for w in refs.windows), default=0.0
+        )
+        soft_best, soft_novel, soft_window, soft_per_word = 0.0, 0.0, best, np.zeros(len(stems))
+        for _, candidate in sorted(exact, key=lambda e: -e[0])[:_SOFT_WINDOWS]:
+            matches = self._matches(surface, stems, softable, candidate)
+            recall = _soft_recall(weights, matches)
+            if soft_window is None or recall > soft_best:
+                soft_best, soft_window, soft_per_word = recall, candidate, matches
+            soft_novel = max(soft_novel, _soft_recall(weights[novel_mask], matches[novel_mask]))
+        node_recalls = [_recall(stems, weight_list, pool) for pool in refs.node_stems]
         recall_node = max(node_recalls, default=0.0)
         supporting = tuple(i for i, r in enumerate(node_recalls) if r >= 0.5 and r >= recall_node - 0.15)
 
-        missing = [(s, w) for s, w in novel if s not in refs.all_stems]
+        missing = [
+            (stems[i], float(weights[i]))
+            for i in range(len(stems))
+            if novel_mask[i] and stems[i] not in refs.all_stems and soft_per_word[i] < _SOFT_FULL
+        ]
         max_missing = max((w for _, w in missing), default=0.0) / self.idf.max_weight
 
-        asked_numbers = set(numbers(question)) if question else set()
-        claim_numbers = [n for n in dict.fromkeys(numbers(claim)) if n not in asked_numbers]
-        missing_numbers = tuple(n for n in claim_numbers if n not in refs.all_numbers)
-        window_numbers = tuple(sorted(best.numbers - set(claim_numbers))) if best else ()
-        conflict = float(bool(missing_numbers) and bool(window_numbers))
-
-        asked_lower = question.lower()
-        names = [e for e in entities(claim, common=self.idf.common) if e.lower() not in asked_lower]
+        window = soft_window
+        said = tuple(
+            dict.fromkeys(
+                r.text
+                for q in missing_quantities
+                for r in (window.quantities if window else ())
+                if conflicts(r, q)
+            )
+        )
         missing_names = tuple(e for e in names if not self._entity_found(e, refs))
+        elsewhere = self._swapped_names(claim, names, missing_names, window)
+        names_others = window is not None and self._names_others(claim, window)
+        # Polarity needs a clause: an answer fragment ('sister company', 'no') has none to flip.
+        clause = len(claim.split()) >= _CLAUSE_WORDS
+        flip = clause and sentence is not None and (negation_count(claim) % 2) != (sentence[1].negations % 2)
+        opposites = self._antonyms(surface, stems, window) if clause else ()
 
-        elsewhere = self._swapped_names(claim, names, missing_names, best)
-        flip = sentence is not None and (negation_count(claim) % 2) != (sentence.negations % 2)
         failed = {p for name in (*missing_names, *elsewhere) for p in content_stems(name)}
-        failed |= set(missing_numbers)
-        rest = [(s, w) for s, w in zip(stems, weights, strict=True) if s not in failed]
-        rest_match = _recall([s for s, _ in rest], [w for _, w in rest], best.stems) if best and rest else 0.0
+        failed |= {stem(w) for q in missing_quantities for w in words(q.text)}
+        rest = np.array([s not in failed for s in stems], dtype=bool)
+        rest_match = _soft_recall(weights[rest], soft_per_word[rest]) if rest.any() and window else 0.0
+        sentence_recall = sentence[0] if sentence else 0.0
         features = (
             best_recall,
-            _recall(stems, weights, refs.all_stems),
-            novel_window if novel_stems else 1.0,
-            _recall(novel_stems, novel_weights, refs.all_stems),
+            _recall(stems, weight_list, refs.all_stems),
+            novel_exact if novel_mask.any() else 1.0,
+            _recall(stems, novel_weights.tolist(), refs.all_stems) if novel_mask.any() else 1.0,
+            soft_best,
+            soft_novel if novel_mask.any() else 1.0,
             max_missing,
-            float(min(len(missing_numbers), 2)),
-            conflict,
+            float(min(len(missing_quantities), 2)),
+            float(bool(said)),
             float(min(len(missing_names), 3)),
             len(missing_names) / len(names) if names else 0.0,
             float(min(len(elsewhere), 2)),
             sentence_recall if flip else 0.0,
+            rest_match if opposites else 0.0,
         )
         return Evidence(
             features=features,
-            best_window=best,
+            best_window=window,
             supporting_nodes=supporting,
             missing_words=tuple(s for s, _ in sorted(missing, key=lambda sw: -sw[1])[:3]),
-            missing_numbers=missing_numbers,
-            window_numbers=window_numbers,
+            missing_numbers=tuple(q.text for q in missing_quantities),
+            window_numbers=said,
             missing_entities=missing_names,
             elsewhere_entities=tuple(elsewhere),
+            antonyms=opposites,
             rest_match=rest_match,
+            window_names_others=names_others,
             negation_flip=flip and sentence_recall >= 0.5,
-            restates_question=bool(stems) and not novel_stems,
+            restates_question=bool(stems) and not novel_mask.any(),
         )
+
+    def _names(self, claim: str, question: str) -> list[str]:
+        asked_lower = question.lower()
+        return [e for e in entities(claim, common=self.idf.common) if e.lower() not in asked_lower]
+
+    @staticmethod
+    def _matches(surface: list[str], stems: list[str], softable: np.ndarray, window: Window) -> np.ndarray:
+        """Per claim word: 1 when its stem is in the window, else its soft match (common words only)."""
+        matches = np.array([1.0 if s in window.stems else 0.0 for s in stems])
+        todo = [i for i in range(len(stems)) if matches[i] < 1.0 and softable[i]]
+        if todo:
+            window_words, window_vectors = _window_words(window.text)
+            if window_words:
+                soft = alignment.soft_matches(alignment.vectors([surface[i] for i in todo]), window_vectors)
+                matches[todo] = soft
+        return matches
+
+    @staticmethod
+    def _antonyms(surface: list[str], stems: list[str], window: Window | None) -> tuple[tuple[str, str], ...]:
+        """Claim words facing their antonym in the window ('always refundable' vs 'not refundable'
+        is negation; 'increased' vs 'decreased' is this)."""
+        if window is None:
+            return ()
+        window_words, _ = _window_words(window.text)
+        found = []
+        for word, s in zip(surface, stems, strict=True):
+            if s in window.stems:
+                continue
+            found += [
+                (word, other) for other in window_words if antonym(word, other) and other not in surface
+            ]
+        return tuple(found[:3])
 
     def _swapped_names(
         self, claim: str, names: list[str], missing: tuple[str, ...], best: Window | None
@@ -166,12 +273,14 @@ class GroundingFeaturizer:
         """Names of the claim found in the references but not in its best window, when that window
         names someone else instead ('Saturn is the largest' against 'Jupiter is the largest'). A
         window naming nobody is just a coreference ('The tower is 330 metres tall')."""
-        if best is None:
+        if best is None or not self._names_others(claim, best):
             return []
-        lowered = claim.lower()
-        others = [n for n in entities(best.text, common=self.idf.common) if n.lower() not in lowered]
         window = best.text.lower()
-        return [e for e in names if e not in missing and e.lower() not in window] if others else []
+        return [e for e in names if e not in missing and e.lower() not in window]
+
+    def _names_others(self, claim: str, window: Window) -> bool:
+        lowered = claim.lower()
+        return any(n.lower() not in lowered for n in entities(window.text, common=self.idf.common))
 
     @staticmethod
     def _entity_found(entity: str, refs: References) -> bool:
@@ -179,21 +288,3 @@ class GroundingFeaturizer:
             return True
         parts = content_stems(entity)
         return bool(parts) and all(p in refs.all_stems for p in parts)
-
-
-RELEVANCE_FEATURE_NAMES: tuple[str, ...] = (
-    "cosine",  # embedding similarity of item and reference
-    "reference_recall",  # IDF share of the reference's content words that the item contains
-    "item_recall",  # IDF share of the item's content words that the reference contains
-)
-
-
-def relevance_features(item: str, reference: str, cosine: float, idf: IdfTable) -> tuple[float, ...]:
-    """Similarity features of an item (statement, node) against a question or an answer."""
-    item_stems = list(dict.fromkeys(content_stems(item)))
-    reference_stems = list(dict.fromkeys(content_stems(reference)))
-    return (
-        cosine,
-        _recall(reference_stems, [idf.weight(s) for s in reference_stems], frozenset(item_stems)),
-        _recall(item_stems, [idf.weight(s) for s in item_stems], frozenset(reference_stems)),
-    )

@@ -1,8 +1,8 @@
 """The hand-written grounding cases (tests/data/grounding_cases.jsonl) and how a judge is scored on one.
 
 Each case is a JSON object with `id`, `category`, `question`, `contexts`, `answer` and `expect`
-(supported, unsupported, contradicted or irrelevant). The tests hold the offline judge to per-category
-floors on them; `python -m benchmarks.judge_accuracy` reports the same figures.
+(supported, unsupported, contradicted, irrelevant or relevant). The tests hold the offline judge
+to per-category floors on them; `python -m benchmarks.judge_accuracy` reports the same figures.
 """
 
 from __future__ import annotations
@@ -25,13 +25,14 @@ async def judge_case(judge: Judge, case: Mapping[str, Any]) -> tuple[bool, str]:
     """Judge one hand-written case as a metric would; True when the verdict matches `expect`.
 
     supported: every claim supported. unsupported: some claim not supported. contradicted: some
-    claim not supported AND the answer judged contradicted. irrelevant: the answer judged not
-    relevant to the question.
+    claim not supported AND the answer judged contradicted. irrelevant / relevant: the answer
+    judged not relevant / relevant to the question.
     """
     expect, contexts, answer = case["expect"], case["contexts"], case["answer"]
-    if expect == "irrelevant":
+    if expect in ("irrelevant", "relevant"):
         verdict = (await judge.verdicts([answer], [case["question"]], VerdictTask.RELEVANT))[0]
-        return verdict.verdict == "no", f"relevant={verdict.verdict}: {verdict.reason}"
+        wanted = "no" if expect == "irrelevant" else "yes"
+        return verdict.verdict == wanted, f"relevant={verdict.verdict}: {verdict.reason}"
     claims = await judge.extract(answer, ExtractKind.CLAIMS, question=case["question"])
     verdicts = await judge.verdicts(claims, contexts, VerdictTask.SUPPORTED)
     supported = all(v.verdict == "yes" for v in verdicts)

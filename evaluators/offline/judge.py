@@ -8,10 +8,9 @@ and the collector sends the uncertain ones to the LLM judge. It cannot judge fre
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-
-import numpy as np
 
 from evaluators.judges.base import (
     ExtractKind,
@@ -23,10 +22,18 @@ from evaluators.judges.base import (
     VerdictTask,
 )
 from evaluators.offline.embedder import Embedder, make_embedder
-from evaluators.offline.features import GroundingFeaturizer, prepare, relevance_features
+from evaluators.offline.features import Evidence, GroundingFeaturizer, References, prepare
 from evaluators.offline.idf import IdfTable, default_idf
+from evaluators.offline.lexicon import abstention_topic
 from evaluators.offline.model import LogisticModel, load_models
-from evaluators.offline.reasons import supported_reason, unsupported_reason
+from evaluators.offline.reasons import (
+    absent_reason,
+    contradicted_reason,
+    stated_reason,
+    supported_reason,
+    unsupported_reason,
+)
+from evaluators.offline.relevance import RelevanceScorer
 from evaluators.offline.text import (
     clauses,
     content_stems,
@@ -38,13 +45,34 @@ from evaluators.offline.text import (
 )
 from evaluators.scores import UndefinedScoreError
 
-GROUNDING_MODEL = "ragpulse-grounding-v1"
+GROUNDING_MODEL = "ragpulse-grounding-v2"
 _QUESTION_MEMORY = 4096  # claims remembered with the question they answer (see `extract`)
 
 
+_OPINION = re.compile(
+    r"^(?:(?:yes|yeah|yep|no|nope|ok|okay|oh|well|sure|absolutely|definitely|then|so|and|but|"
+    r"great|cool|awesome|wow)\b[\s,!.]*)*"
+    r"(?:(?:i|we)(?:'m|'ve| am| have| do| really| also| too| just| personally)*\s+"
+    r"(?:like|love|enjoy|prefer|adore|hate|dislike|am a (?:big )?fan|'m a (?:big )?fan|agree|hope)\b"
+    r"|you(?:'ll|'d| will| would| might| may| should| could)?(?: really| also| definitely)?\s+"
+    r"(?:love|like|enjoy|want to (?:check|see|watch|read|try))\b)",
+    re.IGNORECASE,
+)
+
+
 def answer_claims(text: str) -> list[str]:
-    """Claims of an answer: its factual sentences, split into clauses where they join facts."""
-    return [c for s in sentences(text) if is_factual(s) for c in clauses(s) if is_factual(c)]
+    """Claims of an answer: its factual sentences, split into clauses where they join facts.
+
+    A taste ('I love crime fiction', 'you'll love X') is not a fact to ground, but what it names
+    must exist: such a clause is reduced to its names ('X'), or dropped when it names nothing."""
+    claims = []
+    for clause in (c for s in sentences(text) if is_factual(s) for c in clauses(s) if is_factual(c)):
+        opinion = _OPINION.match(clause)
+        if opinion:
+            claims.extend(entities(clause[opinion.end() :], common=default_idf().common))
+        else:
+            claims.append(clause)
+    return claims
 
 
 class OfflineJudge:
@@ -61,6 +89,8 @@ class OfflineJudge:
         self.models = dict(models or load_models())
         self.idf = idf or default_idf()
         self.featurizer = GroundingFeaturizer(self.idf)
+        self.grounding, self.contradiction = self.models["grounding"], self.models["contradiction"]
+        self.relevance = RelevanceScorer(self.models, self.embedder, self.idf)
         self.info = JudgeInfo(judge="offline", model=f"{GROUNDING_MODEL}+{self.embedder.name}")
         self._calls = 0
         self._questions: OrderedDict[str, str] = OrderedDict()
@@ -116,59 +146,79 @@ class OfflineJudge:
             return [self._supported(item, refs) for item in items]
         if task is VerdictTask.CONTRADICTED:
             return [self._contradicted(item, refs) for item in items]
-        return self._similar(items, refs, task)
+        return self.relevance.verdicts(items, " ".join(refs), task)
 
     def _supported(self, item: str, refs: list[str]) -> Verdict:
         if not content_stems(item):
             return Verdict("idk", "no factual content to check")
-        ev = self.featurizer.evidence(item, prepare(tuple(refs)), self._questions.get(item, ""))
-        model = self.models["grounding"]
-        p = model.probability(ev.features)
-        if p >= model.threshold:
+        prepared = prepare(tuple(refs))
+        topic = abstention_topic(item)
+        if topic is not None:
+            return self._abstention(topic, prepared)
+        ev = self.featurizer.evidence(item, prepared, self._questions.get(item, ""))
+        p = self.grounding.probability(ev.features)
+        if p >= self.grounding.threshold:
             return Verdict("yes", supported_reason(ev, p), ev.supporting_nodes, confidence=p)
-        if ev.has_conflict and ev.best_window is not None:  # another number, name or polarity there
-            return Verdict("no", unsupported_reason(ev, p), (ev.best_window.node,), confidence=1.0 - p)
+        p_contradicted = self._p_contradicted(ev)
+        if p_contradicted >= self.contradiction.threshold and ev.best_window is not None:
+            reason = contradicted_reason(ev, p_contradicted)
+            return Verdict("no", reason, (ev.best_window.node,), confidence=1.0 - p)
         return Verdict("idk", unsupported_reason(ev, p), (), confidence=1.0 - p)
 
+    def _abstention(self, topic: str, refs: References) -> Verdict:
+        """'The documents do not mention X': right when the context lacks X, wrong when it states X."""
+        ev = self.featurizer.evidence(topic, refs)
+        p = self.grounding.probability(ev.features)
+        if p >= self.grounding.threshold:
+            return Verdict("no", stated_reason(topic, ev, p), ev.supporting_nodes, confidence=p)
+        return Verdict("yes", absent_reason(topic, p), (), confidence=1.0 - p)
+
+    def _p_contradicted(self, ev: Evidence) -> float:
+        return self.contradiction.probability(ev.features) if ev.has_conflict else 0.0
+
     def _contradicted(self, item: str, refs: list[str]) -> Verdict:
-        """'yes' needs a specific conflict (swapped number or name, flipped negation) in a passage
-        that otherwise matches; absence alone is 'idk', as in deepeval's contradiction mode."""
-        claims = answer_claims(item) or [item]
-        model, prepared = self.models["grounding"], prepare(tuple(refs))
-        judged = []
-        for claim in claims:
-            ev = self.featurizer.evidence(claim, prepared, self._questions.get(claim, ""))
-            judged.append((model.probability(ev.features), ev))
-        conflicts = [(p, ev) for p, ev in judged if ev.has_conflict and p < model.threshold]
-        if conflicts:
-            p, ev = min(conflicts, key=lambda pe: pe[0])
-            return Verdict("yes", unsupported_reason(ev, p), (), confidence=1.0 - p)
-        p, ev = min(judged, key=lambda pe: pe[0])
-        if p >= model.threshold:
-            return Verdict("no", supported_reason(ev, p), ev.supporting_nodes, confidence=p)
+        """'yes' needs a specific conflict (another number, date or name, a flipped negation or an
+        antonym) in a passage that otherwise matches; absence alone is 'idk', as in deepeval.
+
+        Metrics ask in both directions: faithfulness' contradiction mode asks whether a claim is
+        contradicted by the passages, hallucination whether a passage is contradicted by the
+        answer's claims. Claims are always checked against passages (a passage holds more than a
+        claim, so checked the other way round every extra fact would look like a conflict): the
+        longer side is the passage."""
+        if len(item) > max(len(r) for r in refs):  # the item is a passage, the references claims
+            forward: list[tuple[float, float, Evidence]] = []
+            backward = self._judge_claims([c for r in refs for c in (answer_claims(r) or [r])], (item,))
+        else:
+            forward, backward = self._judge_claims(answer_claims(item) or [item], tuple(refs)), []
+        if not forward and not backward:
+            return Verdict("idk", "no factual content to check")
+        p_contradicted, _, ev = max((*forward, *backward), key=lambda j: j[0])
+        if p_contradicted >= self.contradiction.threshold:
+            return Verdict("yes", contradicted_reason(ev, p_contradicted), (), confidence=p_contradicted)
+        confidence = 1.0 - p_contradicted
+        if forward:
+            _, p_supported, ev = min(forward, key=lambda j: j[1])
+            if p_supported >= self.grounding.threshold:
+                return Verdict(
+                    "no", supported_reason(ev, p_supported), ev.supporting_nodes, confidence=confidence
+                )
         return Verdict(
-            "idk", "not stated in the context, but nothing there contradicts it: " + unsupported_reason(ev, p)
+            "idk",
+            "not stated in the context, but nothing there contradicts it "
+            f"(P(contradicted)={p_contradicted:.2f})",
+            confidence=confidence,
         )
 
-    def _similar(self, items: Sequence[str], refs: list[str], task: VerdictTask) -> list[Verdict]:
-        """RELEVANT (item vs question) and USEFUL (node vs answer): embeddings + word overlap."""
-        reference = " ".join(refs)
-        model = self.models["relevant" if task is VerdictTask.RELEVANT else "useful"]
-        vectors = self.embedder.embed([reference, *items])
-        cosines = vectors[1:] @ vectors[0]
-        verdicts: list[Verdict] = []
-        for item, cosine in zip(items, np.asarray(cosines, dtype=float), strict=True):
-            if not content_stems(item):
-                verdicts.append(Verdict("no", "no content", confidence=1.0))
-                continue
-            p = model.probability(relevance_features(item, reference, float(cosine), self.idf))
-            word = "relevant to the question" if task is VerdictTask.RELEVANT else "useful for the answer"
-            detail = f"(similarity {float(cosine):.2f}, P={p:.2f})"
-            if p >= model.threshold:
-                verdicts.append(Verdict("yes", f"{word} {detail}", (0,), confidence=p))
-            else:
-                verdicts.append(Verdict("no", f"not {word} {detail}", (), confidence=1.0 - p))
-        return verdicts
+    def _judge_claims(
+        self, claims: list[str], references: tuple[str, ...]
+    ) -> list[tuple[float, float, Evidence]]:
+        """(P(contradicted), P(supported), evidence) of each checkable claim against the references."""
+        prepared, judged = prepare(references), []
+        for claim in claims:
+            if content_stems(claim) and abstention_topic(claim) is None:
+                ev = self.featurizer.evidence(claim, prepared, self._questions.get(claim, ""))
+                judged.append((self._p_contradicted(ev), self.grounding.probability(ev.features), ev))
+        return judged
 
     # -- the rest of the protocol ----------------------------------------------------------------
 

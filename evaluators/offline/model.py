@@ -64,9 +64,17 @@ class LogisticModel:
 
 
 def fit_logistic(
-    x: np.ndarray, y: np.ndarray, names: Sequence[str], *, l2: float = 1.0, iterations: int = 50
+    x: np.ndarray,
+    y: np.ndarray,
+    names: Sequence[str],
+    *,
+    l2: float = 1.0,
+    iterations: int = 50,
+    sample_weight: np.ndarray | None = None,
 ) -> LogisticModel:
-    """Newton-Raphson (IRLS) on standardised features with an L2 penalty; deterministic."""
+    """Newton-Raphson (IRLS) on standardised features with an L2 penalty; deterministic.
+    `sample_weight` lets a small real dataset count as much as a large synthetic one."""
+    w = np.ones(len(x)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     means = x.mean(axis=0)
     scales = x.std(axis=0)
     scales[scales < 1e-9] = 1.0
@@ -76,8 +84,8 @@ def fit_logistic(
     penalty[0, 0] = 0.0
     for _ in range(iterations):
         p = 1.0 / (1.0 + np.exp(-np.clip(xs @ beta, -35, 35)))
-        gradient = xs.T @ (p - y) + penalty @ beta
-        hessian = (xs * (p * (1 - p))[:, None]).T @ xs + penalty
+        gradient = xs.T @ (w * (p - y)) + penalty @ beta
+        hessian = (xs * (w * p * (1 - p))[:, None]).T @ xs + penalty
         step = np.linalg.solve(hessian, gradient)
         beta -= step
         if np.abs(step).max() < 1e-8:

@@ -23,24 +23,52 @@ def supported_reason(ev: Evidence, probability: float) -> str:
     )
 
 
+def contradicted_reason(ev: Evidence, probability: float) -> str:
+    """What the best-matching passage says instead: another value, another name, the opposite."""
+    node = ev.best_window.node if ev.best_window is not None else 0
+    parts: list[str] = []
+    if ev.window_numbers:
+        parts.append(f"it says {', '.join(ev.window_numbers[:3])}, not {', '.join(ev.missing_numbers[:3])}")
+    if ev.missing_entities or ev.elsewhere_entities:
+        names = ", ".join(f"'{e}'" for e in (*ev.missing_entities, *ev.elsewhere_entities)[:3])
+        parts.append(f"it names someone or something else than {names}")
+    if ev.negation_flip:
+        parts.append("it states the opposite (negation)")
+    if ev.antonyms:
+        parts.append(", ".join(f"'{said}' where the claim says '{claim}'" for claim, said in ev.antonyms[:2]))
+    text = f': "{snippet(ev.best_window.text)}"' if ev.best_window is not None else ""
+    detail = "; ".join(parts) or "it states otherwise"
+    return f"contradicted by node {node}{text}: {detail} (P(contradicted)={probability:.2f})"
+
+
 def unsupported_reason(ev: Evidence, probability: float) -> str:
-    """The most specific failure first: a number, then a name, then a negation, then rare words."""
+    """Not found in the context; the most specific gap first: a number, a name, then rare words."""
     parts: list[str] = []
     if ev.missing_numbers:
         said = f" (the best passage says {', '.join(ev.window_numbers[:3])})" if ev.window_numbers else ""
-        parts.append(f"number {', '.join(ev.missing_numbers[:3])} not in the context{said}")
+        parts.append(f"{', '.join(ev.missing_numbers[:3])} not found in the context{said}")
     if ev.missing_entities:
         names = ", ".join(f"'{e}'" for e in ev.missing_entities[:3])
-        noun = "entity" if len(ev.missing_entities) == 1 else "entities"
-        parts.append(f"{noun} {names} not in the context")
+        parts.append(f"{names} not found in the context")
     if ev.elsewhere_entities and ev.best_window is not None:
         names = ", ".join(f"'{e}'" for e in ev.elsewhere_entities[:3])
         parts.append(f"{names} not in the passage that matches best (node {ev.best_window.node})")
     if ev.negation_flip and ev.best_window is not None:
         parts.append(f'negation differs from node {ev.best_window.node}: "{snippet(ev.best_window.text)}"')
     if not parts and ev.missing_words:
-        parts.append(f"words not in the context: {', '.join(ev.missing_words)}")
+        parts.append(f"not found in the context: {', '.join(ev.missing_words)}")
     if not parts:
         node = f"node {ev.best_window.node}" if ev.best_window is not None else "the context"
-        parts.append(f"only a partial match with {node}")
+        parts.append(f"not found in the context (only a partial match with {node})")
     return "; ".join(parts) + f" (P(supported)={probability:.2f})"
+
+
+def absent_reason(topic: str, probability: float) -> str:
+    return (
+        f"right to abstain: the context does not state {snippet(topic, 60)!r} (P(stated)={probability:.2f})"
+    )
+
+
+def stated_reason(topic: str, ev: Evidence, probability: float) -> str:
+    node = f"node {ev.best_window.node}" if ev.best_window is not None else "the context"
+    return f"wrong to abstain: {node} states {snippet(topic, 60)!r} (P(stated)={probability:.2f})"

@@ -2,64 +2,69 @@
 
 Everything here is pure, deterministic and cheap (regular expressions plus `nupunkt`'s packaged
 sentence model), because the offline judge must evaluate hundreds of cases per second on one core.
+Pure-ASCII text takes the English fast path it always took; any other text is folded (NFKC, case,
+Latin accents, ё -> е) and tokenised script by script by `multilingual`, so that a Russian, Chinese
+or Hindi answer yields claims and content words too, instead of none. Hyphens split words
+everywhere ('in-sync' and 'in sync' give the same content words) except in codes ('B-52').
 """
 
 from __future__ import annotations
 
 import itertools
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
 import nupunkt
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*|\d+(?:[.,:]\d+)*(?:st|nd|rd|th)?%?")
+from evaluators.offline import multilingual as ml
+from evaluators.offline.number_words import spelled_numbers
+from evaluators.offline.quantities import Quantity, quantities
+from evaluators.offline.units import BIG, CARDINALS, TENS
+
+# Negations are counted on unsplit words: 'not-for-profit' and 'no-nonsense' negate nothing.
+_ASCII_WORDS = ml.ASCII_WORD.findall
+_UNSPLIT_WORD = re.compile(r"[a-z][a-z'\-]*", re.ASCII)
+_INNER_HYPHEN = re.compile(r"(?<=\w)-(?=\w)")
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\$?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(%|st|nd|rd|th)?(?![\w])")
-_NAME_WORD = r"[A-Z](?:[\w’'\-&]|\.(?=[A-Z]))*"
+# In other text a number may touch a CJK character ('高330米'), whose letters are word characters too.
+_NOT_CJK_WORD = "[^\\W\u3005-\u3007\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]"
+_NUMBER_ANY_SCRIPT = re.compile(
+    rf"(?<!{_NOT_CJK_WORD})(?<!\.)[-+]?\$?(\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.(\d+))?(%|st|nd|rd|th)?(?!{_NOT_CJK_WORD})"
+)
+_UPPER = ml.upper_class()
+_NAME_WORD = rf"[{_UPPER}](?:[\w’'\-&\u0300-\u036f]|\.(?=[{_UPPER}]))*"  # (with combining accents: 'Па́вел')
 _CAPITALISED = re.compile(rf"\b{_NAME_WORD}(?:\s+(?:(?:of|de|la|van|von|the|and|for)\s+)?{_NAME_WORD})*")
-_CLAUSE_BREAK = re.compile(r";\s+|,\s+(?=(?:and|but|while|whereas|although|though|yet)\s)|\s+(?=whereas\s)")
+_CONJUNCTIONS = "and|but|while|whereas|although|though|yet"
+_OTHER_CONJUNCTIONS = (
+    "но|а|однако|хотя|aber|jedoch|während|obwohl|mais|tandis que|alors que|pero|aunque|mientras que"
+)
+_CLAUSE_BREAK = re.compile(
+    rf";\s+|,\s+(?=(?:{_CONJUNCTIONS}|{_OTHER_CONJUNCTIONS})\s)|\s+(?=whereas\s)|(?<=；)|，(?=(?:但是?|而|然而))"
+)
+_LEADING_CONJUNCTION = re.compile(
+    rf"^(?:(?:{_CONJUNCTIONS}|{_OTHER_CONJUNCTIONS})\s+|(?:但是?|而|然而)，?)", re.IGNORECASE
+)
+_HAS_CJK = re.compile(f"[{ml.CJK}]")
+_LATIN_LETTER = re.compile("[A-Za-z]")
 _NONCOMMITTAL = re.compile(
     r"\b(i (?:do not|don't|cannot|can't) (?:know|say|tell|answer)|i am not sure|i'm not sure|"
     r"no information|not (?:mentioned|provided|specified|stated) in|unable to (?:answer|determine|find)|"
-    r"cannot be determined|there is no (?:mention|information))\b",
+    r"cannot be determined|there is no (?:mention|information)|"
+    r"я не знаю|не (?:указано|упоминается|сказано)|нет информации|je ne sais pas|aucune information|"
+    r"ich weiß (?:es )?nicht|keine informationen|no (?:lo )?sé|no hay información)\b|"
+    r"不知道|无法回答|没有(?:相关)?信息|わかりません",
     re.IGNORECASE,
 )
 
-NEGATIONS = frozenset(
-    {
-        "not",
-        "no",
-        "never",
-        "none",
-        "nor",
-        "neither",
-        "without",
-        "cannot",
-        "nobody",
-        "nothing",
-        "n't",
-        "isn't",
-        "wasn't",
-        "aren't",
-        "weren't",
-        "doesn't",
-        "didn't",
-        "don't",
-        "hasn't",
-        "haven't",
-        "hadn't",
-        "won't",
-        "wouldn't",
-        "can't",
-        "couldn't",
-        "shouldn't",
-        "mustn't",
-        "lacks",
-        "unable",
-        "false",
-    }
+NEGATIONS = ml.NEGATIONS | frozenset(
+    """
+    not no never none nor neither without cannot nobody nothing n't isn't wasn't aren't weren't doesn't
+    didn't don't hasn't haven't hadn't won't wouldn't can't couldn't shouldn't mustn't lacks unable false
+    """.split()  # noqa: SIM905 (a word list reads better as text)
 )
-STOPWORDS = frozenset(
+STOPWORDS = ml.STOPWORDS | frozenset(
     """
     a an the and or but if then else of to in on at by for with from into onto over under as is are
     was were be been being am do does did doing has have had having it its it's this that these
@@ -70,63 +75,20 @@ STOPWORDS = frozenset(
     they're let's
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
-_FILLER = frozenset(
-    {
-        "thank",
-        "thanks",
-        "hope",
-        "help",
-        "sure",
-        "okay",
-        "ok",
-        "great",
-        "hello",
-        "hi",
-        "welcome",
-        "glad",
-        "happy",
-        "regard",
-        "cheer",
-        "sorry",
-        "please",
-        "feel",
-        "free",
-        "question",
-        "let",
-        "know",
-    }
-)
-NUMBER_WORDS = {
-    "zero": "0",
-    "one": "1",
-    "two": "2",
-    "three": "3",
-    "four": "4",
-    "five": "5",
-    "six": "6",
-    "seven": "7",
-    "eight": "8",
-    "nine": "9",
-    "ten": "10",
-    "eleven": "11",
-    "twelve": "12",
-    "twenty": "20",
-    "thirty": "30",
-    "forty": "40",
-    "fifty": "50",
-    "hundred": "100",
-    "thousand": "1000",
-    "million": "1000000",
-    "dozen": "12",
-}
-_NUMBER_WORD = re.compile(rf"\b(?:{'|'.join(NUMBER_WORDS)})\b", re.IGNORECASE)
+NUMBER_WORDS = {w: str(v) for w, v in (*CARDINALS.items(), *TENS.items(), *BIG.items(), ("dozen", 12))}
 _SUFFIXES = ("ingly", "edly", "ing", "ies", "ied", "ed", "es", "s", "ly")
 
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A crude suffix stripper: good enough to match 'starred'/'starring' and both sides use it."""
+    """A crude suffix stripper: good enough to match 'starred'/'starring' and both sides use it. Only
+    Latin-script words are stripped (accents dropped: 'Pelé' and 'Pele' match); any other word is
+    only folded ('Москве' stays 'москве')."""
     w = word.lower().replace("’", "'")
+    if not w.isascii():
+        w = ml.fold(w)
+        if not ml.is_latin(w):
+            return w
     if w.endswith("'s"):
         w = w[:-2]
     for suffix in _SUFFIXES:
@@ -138,9 +100,23 @@ def stem(word: str) -> str:
     return w
 
 
+_FILLER = frozenset(
+    """
+    thank thanks hope help sure okay ok great hello hi welcome glad happy regard cheer sorry please feel
+    free question let know
+    """.split()  # noqa: SIM905 (a word list reads better as text)
+) | frozenset(stem(w) for w in ml.FILLER)
+
+
 def words(text: str) -> list[str]:
-    """Lower-cased word tokens (numbers included), in order."""
-    return _WORD.findall(text.lower().replace("’", "'"))
+    """Lower-cased (case-folded) word tokens, numbers included, in order. Hyphens split words except
+    before a digit ('in-sync' -> 'in', 'sync'; 'covid-19' stays); CJK text gives bigrams (see
+    `multilingual`); digits of any script come out as ASCII."""
+    lowered = text.lower().replace("’", "'")
+    if lowered.isascii():
+        return _ASCII_WORDS(lowered)
+    folded = ml.token_text(lowered)
+    return _ASCII_WORDS(folded) if folded.isascii() else ml.unicode_words(folded)
 
 
 def content_stems(text: str) -> list[str]:
@@ -149,48 +125,115 @@ def content_stems(text: str) -> list[str]:
 
 
 def negation_count(text: str) -> int:
-    return sum(1 for w in words(text) if w in NEGATIONS or w.endswith("n't"))
+    """Negation words and "n't" endings (CJK: negation characters), hyphenated compounds excepted."""
+    lowered = text.lower().replace("’", "'")
+    if not lowered.isascii():
+        lowered = ml.token_text(lowered)
+    if lowered.isascii():
+        return sum(1 for w in _UNSPLIT_WORD.findall(lowered) if w in NEGATIONS or w.endswith("n't"))
+    tokens = ml.unicode_words(_INNER_HYPHEN.sub("", lowered))
+    return sum(1 for w in tokens if w in NEGATIONS or w.endswith("n't")) + len(ml.CJK_NEGATION.findall(text))
 
 
 def numbers(text: str) -> list[str]:
-    """Numbers in canonical form ('1,000' -> '1000', '5.50' -> '5.5', 'three' -> '3'), in order."""
+    """Numbers in canonical form ('1,000' -> '1000', '5.50' -> '5.5', '٣' -> '3', 'three' -> '3',
+    'twenty-four' -> '24'), digits first, then spelled-out ones (not ordinals), each in order."""
     found: list[str] = []
-    for match in _NUMBER.finditer(text):
-        integer, fraction = match.group(1).replace(",", ""), (match.group(2) or "").rstrip("0")
+    for match in (_NUMBER if text.isascii() else _NUMBER_ANY_SCRIPT).finditer(text):
+        integer = ml.ascii_digits(match.group(1)).replace(",", "")
+        fraction = ml.ascii_digits(match.group(2) or "").rstrip("0")
         value = integer.lstrip("0") or "0"
         found.append(f"{value}.{fraction}" if fraction else value)
-    found.extend(NUMBER_WORDS[w.lower()] for w in _NUMBER_WORD.findall(text))
+    found.extend(
+        str(int(v)) if v.is_integer() else str(v) for v, ordinal in spelled_numbers(text) if not ordinal
+    )
     return found
 
 
 def entities(text: str, *, common: frozenset[str] | set[str] = frozenset()) -> list[str]:
-    """Capitalised spans (names, places, months, titles), in order and without duplicates.
+    """Capitalised spans (names, places, months, titles) of Latin, Greek or Cyrillic script, in
+    order and without duplicates ('Пётр Иванов', 'Zürich').
 
     A capitalised word at the start of a sentence is only a name when it is not a common word;
     `common` gives the stems of common words (the IDF table's most frequent ones).
     """
+    if not text.isascii():
+        text = unicodedata.normalize("NFC", text)
     found: dict[str, None] = {}
+    fold_word = str.lower if text.isascii() else ml.fold
     for match in _CAPITALISED.finditer(text):
         span = match.group(0).strip(" .,'’-&").removesuffix("'s").removesuffix("’s")
         start = match.start()
-        first = span.split()[0].lower() if span else ""
-        sentence_start = start == 0 or text[max(0, start - 2) : start].strip() in {".", "!", "?", ":", '"'}
+        first = fold_word(span.split()[0]) if span else ""
+        sentence_start = start == 0 or text[max(0, start - 2) : start].strip() in ml.SENTENCE_OPENERS
         if sentence_start and (first in STOPWORDS or stem(first) in common or first in NEGATIONS):
             span = " ".join(span.split()[1:])
-        if span and span.lower() not in STOPWORDS and span.lower() not in NEGATIONS:
+        folded = fold_word(span)
+        if span and folded not in STOPWORDS and folded not in NEGATIONS:
             found[span] = None
     return list(found)
 
 
 @lru_cache(maxsize=8192)
 def sentences(text: str) -> tuple[str, ...]:
-    """Sentences of a text (nupunkt's packaged model; newlines also end a sentence)."""
+    """Sentences of a text (nupunkt's packaged model; newlines also end a sentence). Text that is not
+    pure ASCII is first cut after sentence ends nupunkt does not know (。！？ । ؟ and the Greek ';'),
+    and nupunkt's cuts after non-English abbreviations ('т. е.', 'z. B.', 'El Sr.', '20. Juli') are undone."""
     result: list[str] = []
     for block in text.split("\n"):
-        if block.strip():
+        if not block.strip():
+            continue
+        if block.isascii():
             found = nupunkt.sent_tokenize(block)  # plain strings (tuples only when asked for spans)
-            result.extend(s.strip() for s in found if isinstance(s, str) and s.strip())
+            result.extend(
+                _rejoin([s.strip() for s in found if isinstance(s, str) and s.strip()], titles=False)
+            )
+        else:
+            pieces = _hard_pieces(block) if ml.has_special_stops(block) else [block]
+            result.extend(_rejoin([s for piece in pieces for s in _punkt(piece)], titles=True))
     return tuple(result)
+
+
+def _hard_pieces(block: str) -> list[str]:
+    pieces, start = [], 0
+    for match in ml.HARD_STOP.finditer(block):
+        pieces.append(block[start : match.end()])
+        start = match.end()
+    return [p for p in (*pieces, block[start:]) if p.strip()]
+
+
+def _punkt(piece: str) -> list[str]:
+    if not any(c in piece for c in ".!?"):
+        return [piece.strip()]
+    return [s.strip() for s in nupunkt.sent_tokenize(piece) if isinstance(s, str) and s.strip()]
+
+
+_TRAILING_ABBREVIATION = re.compile(r"(?:^|(?<=[\s(«„\"']))([^\W\d_]{1,8}|\d{1,2})\.$")
+
+
+def _rejoin(found: list[str], *, titles: bool) -> list[str]:
+    """Undo nupunkt's cuts after '20.' before a month and after a non-English abbreviation before a
+    lower-case word or a digit; and, in text that is not ASCII, after a title before a name (English
+    'Sr.' ends sentences: 'Ross Bagdasarian, Sr. The films ...')."""
+    merged: list[str] = []
+    for sentence in found:
+        previous = merged[-1] if merged else ""
+        last = (
+            _TRAILING_ABBREVIATION.search(previous, max(0, len(previous) - 12))
+            if previous[-1:] == "."
+            else None
+        )
+        word = ml.fold(last.group(1)) if last else ""
+        head = sentence[:1]
+        if last and (
+            (titles and word in ml.TITLES and ml.fold(sentence.split()[0]) not in STOPWORDS)
+            or (word in ml.ABBREVIATIONS and (head.islower() or head.isdigit()))
+            or (word.isdigit() and ml.fold(sentence.split()[0].rstrip(".,")) in ml.MONTHS)
+        ):
+            merged[-1] = f"{merged[-1]} {sentence}"
+        else:
+            merged.append(sentence)
+    return merged
 
 
 def clauses(sentence: str, *, min_words: int = 4) -> list[str]:
@@ -202,22 +245,31 @@ def clauses(sentence: str, *, min_words: int = 4) -> list[str]:
     parts = [p.strip(" ,;") for p in _CLAUSE_BREAK.split(sentence) if p and p.strip(" ,;")]
     merged: list[str] = []
     for part in parts:
-        if merged and (len(part.split()) < min_words or len(merged[-1].split()) < min_words):
+        if merged and (_length(part) < min_words or _length(merged[-1]) < min_words):
             merged[-1] = f"{merged[-1]}, {part}"
         else:
             merged.append(part)
     return [_as_sentence(p) for p in merged] if len(merged) > 1 else [sentence.strip()]
 
 
+def _length(part: str) -> int:
+    """Words of a clause; a CJK clause has no spaces, so its tokens count instead."""
+    return len(part.split()) if part.isascii() or not _HAS_CJK.search(part) else len(words(part))
+
+
 def _as_sentence(part: str) -> str:
-    part = re.sub(r"^(?:and|but|while|whereas|although|though|yet)\s+", "", part.strip(), flags=re.IGNORECASE)
+    part = _LEADING_CONJUNCTION.sub("", part.strip().strip("；"))
     part = part[:1].upper() + part[1:]
-    return part if part.endswith((".", "!", "?")) else f"{part}."
+    if _HAS_CJK.search(part[-1:]) and not _LATIN_LETTER.search(part):
+        return f"{part}。"
+    return part if part.endswith((".", "!", "?", "。", "！", "？", "।")) else f"{part}."
 
 
 def is_factual(sentence: str) -> bool:
-    """False for questions and content-free filler ('Thanks!', 'Hope this helps.')."""
-    return not sentence.rstrip().endswith("?") and any(s not in _FILLER for s in content_stems(sentence))
+    """False for questions and content-free filler ('Thanks!', 'Hope this helps.', 'Спасибо!')."""
+    s = sentence.rstrip()
+    question = s.endswith("?") or (not s.isascii() and ml.QUESTION_END.search(s[-4:]) is not None)
+    return not question and any(st not in _FILLER for st in content_stems(sentence))
 
 
 def is_noncommittal(text: str) -> bool:
@@ -235,6 +287,13 @@ class Window:
     numbers: frozenset[str]
     negations: int
     single: bool  # one sentence (negation is compared sentence to sentence)
+
+    @property
+    def quantities(self) -> tuple[Quantity, ...]:
+        """Numbers, amounts and dates of the window (spans index into `text`). Read on first use and
+        cached by text: a claim looks at its best window's only, so reading every window up front
+        would double the cost of `windows` for nothing."""
+        return quantities(self.text)
 
 
 @lru_cache(maxsize=4096)

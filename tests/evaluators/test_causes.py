@@ -50,7 +50,8 @@ async def test_an_invented_number_is_a_contradicted_claim_and_names_the_passage(
     offline: OfflineJudge,
 ) -> None:
     causes, results = await _causes(_case(EIFFEL.invented), offline)
-    assert causes == {"faithfulness": Cause.CONTRADICTED_CLAIM}
+    # The same passage also fails hallucination: the answer contradicts it (1925 vs 1889, 512 vs 330).
+    assert causes == {"faithfulness": Cause.CONTRADICTED_CLAIM, "hallucination": Cause.CONTRADICTED_CLAIM}
     claims = {v.item: (v.label, v.supporting_ids) for v in results["faithfulness"].verdicts}
     assert claims["It is 512 metres tall."] == ("contradicted", [1])  # passage 1 says 330 metres
     assert STAGE[Cause.CONTRADICTED_CLAIM] == "generation"

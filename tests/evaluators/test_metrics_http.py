@@ -163,10 +163,16 @@ async def test_faithfulness_truths_extraction_limit(openai_server, openai_judge)
     assert "At most 1 items." in openai_server.chat_requests[1].body["messages"][1]["content"]
 
 
-async def test_faithfulness_zero_claims_is_a_documented_one(openai_server, openai_judge) -> None:
+async def test_an_answer_without_claims_is_unmeasured_unless_a_score_is_chosen(
+    openai_server, openai_judge
+) -> None:
     openai_server.script.extractions["Hello!"] = []
     case = EINSTEIN.model_copy(update={"actual_output": "Hello!"})
-    assert (await Faithfulness().a_measure(case, openai_judge)).score == 1.0
+    result = await Faithfulness().a_measure(case, openai_judge)
+    assert (result.score, result.outcome) == (None, Outcome.UNMEASURED)
+    assert "no checkable claim" in result.reason
+    assert (await Hallucination().a_measure(case, openai_judge)).outcome == Outcome.UNMEASURED
+    assert (await Faithfulness(zero_claims_score=1.0).a_measure(case, openai_judge)).score == 1.0
     assert (await Faithfulness(zero_claims_score=0.0).a_measure(case, openai_judge)).score == 0.0
 
 

@@ -26,7 +26,7 @@ def judge() -> OfflineJudge:
 def test_satisfies_the_protocol_and_names_itself(judge: OfflineJudge) -> None:
     assert isinstance(judge, Judge)
     assert judge.info.judge == "offline"
-    assert judge.info.model == "ragpulse-grounding-v1+wordllama"
+    assert judge.info.model == "ragpulse-grounding-v2+wordllama"
 
 
 async def test_claims_are_sentences_split_into_clauses(judge: OfflineJudge) -> None:

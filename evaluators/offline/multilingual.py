@@ -1,0 +1,275 @@
+"""Script-aware pieces of the offline judge's text analysis: folding, tokens and word lists beyond English.
+
+`text.py` keeps its English fast path (pure-ASCII text never reaches this module) and hands anything
+else here. The decisions that shape it:
+
+- Folding is NFKC, case folding, accents dropped from Latin letters ('Pelé' = 'Pele', 'Zürich' =
+  'Zurich': English text spells foreign names both ways) and stress marks from Cyrillic ('Па́вел'),
+  but not from other scripts (Devanagari vowel signs, Cyrillic 'й' are letters), and 'ё' read as 'е'
+  (Russian text writes both).
+- Letters of every script make words, with their combining marks. Python's `re` has no `\\p{L}`, so
+  the letter and mark classes are built from `unicodedata` the first time they are needed (~30 ms).
+  Text that folds to ASCII once dashes, quotes and symbols are set aside (most non-ASCII English)
+  takes the ASCII tokeniser instead, which is several times faster.
+- Han, kana and Hangul are written without spaces between words, so a "word" there is a character
+  bigram (what Lucene's CJK analyzer does): "claim words found in the passage" then means "claim
+  bigrams found", which rewards the same characters in the same order and, unlike single characters
+  (which nearly every passage on a topic shares), still fails a claim that names another person or
+  place. Runs are first cut where the script changes (Japanese writes content in kanji and katakana,
+  grammar in hiragana) and at a few Chinese particles (的, 是, 了, ...), so that a paraphrase which
+  reorders words ("日本の首都は東京" vs "東京は日本の首都") keeps every token. A katakana run is one
+  token (a loanword or a foreign name, e.g. アームストロング); hiragana carries grammar and is dropped.
+- Word lists (stopwords, negations, abbreviations, month names) cover the major European languages,
+  Russian, Greek, Arabic and Hindi. A Latin-script stopword is listed only when it has 3+ letters and,
+  accents dropped, (nearly) never occurs in English text (document frequency <= 5 of the IDF table's
+  25k documents): 'die', 'war', 'son', 'los', 'la', 'der', 'mit', 'est', 'für' (= 'fur'), 'über'
+  (= 'Uber'), 'são' (São Paulo) and names such as 'Nas' or 'ESA' stay content words.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache, lru_cache
+
+# Han (with 々 〆 〇), kana and Hangul syllables: the scripts written without spaces between words.
+HAN = "\u3005-\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff"
+KATAKANA = "\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff"
+HANGUL = "\uac00-\ud7af"
+CJK = f"{HAN}\u3041-\u309f{KATAKANA}{HANGUL}"
+GREEK = "\u0370-\u03ff\u1f00-\u1fff"
+_CJK_PART = re.compile(f"(?P<han>[{HAN}]+)|(?P<kata>[{KATAKANA}]+)|(?P<hangul>[{HANGUL}]+)")
+_HAN_BREAKS = re.compile("[的了是在和与及吗呢吧啊也而]")  # particles: a bigram across one is noise
+# Negation in CJK text, counted on the text (tokens are bigrams): 不/没 (Chinese, kanji), ない/ません/
+# なかっ (Japanese), 않/못/없/아니 (Korean).
+CJK_NEGATION = re.compile("不|没|沒|ない|なかっ|ません|않|못|없|아니")
+_HAS_CJK = re.compile(f"[{CJK}]")
+_SPECIAL_STOPS = re.compile(f"[{CJK}{GREEK}。！？｡︒।॥؟۔።፧։]")
+
+_FRACTION_AFTER_DIGIT = re.compile("(\\d)(\\d\u2044)")
+_MAY_HAVE_ACCENTS = re.compile("[\u00c0-\u036f\u1e00-\u1eff]")  # one scan, then the exact sub:
+_ACCENTS = re.compile("[\u00c0-\u024f\u1e00-\u1eff]|[\u0300-\u036f]")  # Latin letters, combining accents
+_REFOLD = (
+    ("ё", "е"),
+    ("\u2010", "-"),
+    ("\u2011", "-"),
+    ("\u066b", "."),
+    ("\u066c", ","),
+)  # (translate is slow)
+# Characters never part of a token (spaces, dashes, quotes, currency and other symbols): set aside to
+# see whether the rest is ASCII.
+# (Not '²', '½', '①', 'ª', 'µ', '₨': folding makes them digits or letters.)
+_SEPARATORS = re.compile(
+    "[\u00a0-\u00a9\u00ab-\u00b1\u00b4\u00b6-\u00b8\u00bb\u00bf\u00d7\u00f7\u200b-\u200f\u2012-\u206f"
+    "\u20a0-\u20a7\u20a9-\u20cf\u2190-\u245f\u2500-\u2bff\ufeff]"
+)
+_OTHER_DIGIT = re.compile(r"[^\x00-\x7f](?<=\d)")
+_LATIN_ONLY = re.compile(r"[\x00-\u024f\u0300-\u036f\u1e00-\u1eff]*")
+# Word tokens of lower-cased ASCII text. A hyphen splits words ('in-sync' -> 'in', 'sync') except
+# before a digit, where it joins a code ('b-52', 'covid-19', 's-6-a').
+ASCII_WORD = re.compile(
+    r"[a-z][a-z']*(?:-(?=\d)[a-z0-9]+(?:-[a-z0-9]+)*)?|\d+(?:[.,:]\d+)*(?:st|nd|rd|th)?%?", re.ASCII
+)
+
+# Sentence ends that nupunkt (trained on English) does not know: CJK full stops and marks, the
+# Devanagari danda, the Arabic and Urdu question mark and full stop, Ethiopic and Armenian stops, the
+# Greek question mark (';' between Greek words, before a capital), and .!? right after a CJK character.
+HARD_STOP = re.compile(
+    f"(?:[。！？｡︒।॥؟۔።፧։]|(?<=[{CJK}])[.!?]|(?<=[{GREEK}])[;\u037e](?=\\s*$|\\s+[\u0386-\u038f\u0391-\u03a9]))+"
+    f"[」』〉》）)\\]\"'”’]*"
+)
+QUESTION_END = re.compile(f"(?:[?？؟\u037e]|(?<=[{GREEK}]);)[」』〉》）»]*$")
+SENTENCE_OPENERS = frozenset({".", "!", "?", ":", '"', "。", "！", "？", "؟", "«", "„", "¿", "¡", "।"})
+
+
+def _refold(text: str) -> str:
+    for old, new in _REFOLD:
+        if old in text:
+            text = text.replace(old, new)
+    return text
+
+
+def fold(text: str) -> str:
+    """Case, compatibility and Latin accents folded: 'Ｓｔｒａßｅ' -> 'strasse', 'Pelé' -> 'pele',
+    'Пётр' -> 'петр', 'दिल्ली' unchanged, '３' -> '3', '8½' -> '8 1⁄2' (not '81⁄2')."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    if "\u2044" in folded:  # a vulgar fraction became '1⁄2': keep it off the digits before it
+        folded = _FRACTION_AFTER_DIGIT.sub(r"\1 \2", folded)
+    if _MAY_HAVE_ACCENTS.search(folded):
+        folded = _ACCENTS.sub(_unaccented, folded)
+    return _refold(folded)
+
+
+def _unaccented(match: re.Match[str]) -> str:
+    return _plain_letter(match.group())
+
+
+@cache
+def _plain_letter(letter: str) -> str:
+    """'é' -> 'e', 'ø' -> 'ø'; a combining accent (a stress mark left after NFKC: 'Па́вел') -> ''."""
+    return "".join(c for c in unicodedata.normalize("NFD", letter) if not unicodedata.combining(c))
+
+
+def _folded_set(words: str) -> frozenset[str]:
+    return frozenset(fold(words).split())
+
+
+STOPWORDS = _folded_set(
+    """
+    и в во не что он она оно они на я с со как а то все всё так его её ее но да ты к у же вы за бы по
+    только мне было вот от меня ещё о из ему когда даже ли если уже или быть был была были него до
+    вас там себя ей может тут где есть ней для мы тебя их чем сам чтобы это этот эта эти этого этой
+    тот та те того кто при об про над под после через между который которая которое которые которого
+    которой также является являются ним них нас вам им ими
+    ist sich zu ein eine einen einem einer eines auch wird werden wurde wurden sind sein seine ihre
+    nach noch nur bei dass daß vor bis seit sowie unter durch wenn diese dieser dieses zum zur vom ich sie
+    ihm ihn aber oder
+    une dans avec cette ces ils elles nous vous mais comme leur leurs été était sont ont qui que
+    unos unas fue sobre entre este esta estos estas ese muy también
+    gli delle degli sono hanno anche nella nelle tra fra
+    ο η το οι τα του της των τον την και είναι σε στο στη στην με για από ένα μια που ως θα να
+    في من على إلى عن أن إن هو هي التي الذي مع هذا هذه كان كانت
+    का की के है हैं में से को और पर यह वह था थी थे ने भी तो ही हो कि लिए
+    我们 你们 他们 她们 它们 这个 那个 一个 这些 那些 可以 因为 所以 但是 如果 以及 或者 已经 还是 就是
+    """
+)
+NEGATIONS = _folded_set(
+    """
+    не нет ни никогда ничего никто ничто без nicht kein keine keinen keinem keiner keines nie niemals
+    nichts pas jamais aucun aucune rien nunca jamás ningún ninguno ninguna tampoco nessuno nessuna
+    nenhum nenhuma niet geen nooit nigdy inte aldrig ingen δεν μην όχι ποτέ ούτε لا لم لن ليس ليست
+    नहीं न मत कभी
+    """
+)
+FILLER = _folded_set(
+    "спасибо пожалуйста надеюсь merci danke bitte gracias grazie obrigado obrigada 谢谢 感谢"
+)
+# Abbreviations nupunkt splits after (it knows English ones only). A title is followed by a name, so
+# it never ends a sentence; the others do not when the next one starts in lower case or a digit.
+TITLES = _folded_set("sr sra srta dña mme mlle sig проф акад")
+ABBREVIATIONS = _folded_set(
+    """
+    т е д г гг см рис им ул стр др пр тыс млн млрд руб коп ок напр св вв
+    z b h bzw usw vgl ggf evtl ca nr str jh jhd
+    janv févr avr juil déc env av apr cf
+    pág núm aprox
+    """
+)
+MONTHS: dict[str, int] = {
+    name: number
+    for number, names in enumerate(
+        (
+            "january jan januar janvier enero gennaio janeiro января январь январе",
+            "february feb febr februar février févr febrero febbraio fevereiro февраля февраль феврале",
+            "march mar märz mars marzo março марта март марте",
+            "april apr avril abril aprile апреля апрель апреле",
+            "may mai mayo maggio maio мая май мае",
+            "june jun juni juin junio giugno junho июня июнь июне",
+            "july jul juli juillet juil julio luglio julho июля июль июле",
+            "august aug août agosto августа август августе",
+            "september sep sept septembre septiembre setiembre settembre setembro сентября сентябрь сентябре",
+            "october oct oktober octobre octubre ottobre outubro октября октябрь октябре",
+            "november nov novembre noviembre novembro ноября ноябрь ноябре",
+            "december dec dez dezember décembre déc diciembre dicembre dezembro декабря декабрь декабре",
+        ),
+        start=1,
+    )
+    for name in fold(names).split()
+}
+
+
+def ascii_digits(token: str) -> str:
+    """Digits of any script as ASCII ('١٩٦٩', '१९६९', '１９６９' -> '1969'); other characters kept."""
+    if token.isascii():
+        return token
+    return _refold("".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in token))
+
+
+def is_latin(word: str) -> bool:
+    """True for a word written in Latin letters (accents included): the English stemmer applies."""
+    return word.isascii() or _LATIN_ONLY.fullmatch(word) is not None
+
+
+def has_special_stops(text: str) -> bool:
+    """True when the text may hold a sentence end nupunkt does not know (see HARD_STOP)."""
+    return _SPECIAL_STOPS.search(text) is not None
+
+
+@lru_cache(maxsize=16384)
+def token_text(lowered: str) -> str:
+    """The folded text to tokenise: ASCII when only separators stood in the way ('tower – 1889')."""
+    spaced = _SEPARATORS.sub(" ", lowered)
+    if spaced.isascii():  # nothing to fold
+        return spaced
+    folded = fold(lowered)
+    spaced = _SEPARATORS.sub(" ", folded)
+    return spaced if spaced.isascii() else folded
+
+
+def cjk_tokens(run: str) -> list[str]:
+    """Tokens of a run of Han/kana/Hangul characters (see the module docstring for why bigrams)."""
+    found: list[str] = []
+    for match in _CJK_PART.finditer(_HAN_BREAKS.sub(" ", run)):
+        part = match.group()
+        if match.lastgroup == "kata" or len(part) == 1:
+            found.append(part)
+        else:
+            found.extend(part[i : i + 2] for i in range(len(part) - 1))
+    return found
+
+
+def unicode_words(folded: str) -> list[str]:
+    """Word tokens of folded non-ASCII text (from `token_text`), in order, digits as ASCII."""
+    plain, with_cjk = _token_patterns()
+    if not _HAS_CJK.search(folded):
+        found = plain.findall(folded)
+        return [ascii_digits(t) for t in found] if _OTHER_DIGIT.search(folded) else found
+    tokens: list[str] = []
+    for match in with_cjk.finditer(folded):
+        if match.lastgroup == "cjk":
+            tokens.extend(cjk_tokens(match.group()))
+        else:
+            tokens.append(ascii_digits(match.group()))
+    return tokens
+
+
+def _ranges(codepoints: list[int]) -> str:
+    """A regex character-class body for sorted code points, as ranges of \\U escapes."""
+    parts: list[str] = []
+    start = prev = codepoints[0]
+    for cp in [*codepoints[1:], -1]:
+        if cp != prev + 1:
+            parts.append(f"\\U{start:08x}" if start == prev else f"\\U{start:08x}-\\U{prev:08x}")
+            start = cp
+        prev = cp
+    return "".join(parts)
+
+
+@cache
+def _token_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Words (letters of any script but CJK, with their marks and apostrophes) and numbers; the same
+    plus CJK runs. Only the BMP is scanned: beyond it a class becomes a slow list of ranges."""
+    letters: list[int] = []
+    marks: list[int] = []
+    cp = 0
+    while cp < 0x10000:
+        for lo, hi in ((0x3400, 0xA000), (0xAC00, 0xD7B0), (0xD800, 0xFB00)):  # CJK, surrogates, private
+            if lo <= cp < hi:
+                cp = hi
+        category = unicodedata.category(chr(cp))
+        if category[0] == "L" and not (0x3005 <= cp <= 0x3007 or 0x3040 <= cp <= 0x31FF):
+            letters.append(cp)
+        elif category[0] == "M":
+            marks.append(cp)
+        cp += 1
+    letter, mark = _ranges(letters), _ranges(marks)
+    word = f"[{letter}][{letter}{mark}']*(?:-(?=\\d)[{letter}{mark}\\d]+(?:-[{letter}{mark}\\d]+)*)?"
+    number = r"\d+(?:[.,:]\d+)*(?:st|nd|rd|th)?%?"
+    return re.compile(f"{word}|{number}"), re.compile(f"(?P<word>{word})|(?P<num>{number})|(?P<cjk>[{CJK}]+)")
+
+
+@cache
+def upper_class() -> str:
+    """Capital letters of the Latin, Greek and Cyrillic scripts, as a character-class body."""
+    scan = [*range(0x41, 0x5B), *range(0xC0, 0x530), *range(0x1E00, 0x2000)]
+    return _ranges([cp for cp in scan if unicodedata.category(chr(cp)) in ("Lu", "Lt")])

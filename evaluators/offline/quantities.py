@@ -1,0 +1,214 @@
+"""Numbers, amounts and dates in text, and whether a claim's quantity is supported or contradicted.
+
+Canonical number strings cannot see that '2 years' is '24 months', that 'July 20, 1969' is
+'20/07/1969' or that 'twenty-four' is '24'; `Quantity` values can. Each has a kind:
+
+- 'number': a bare count or value ('7 million visitors', 'the third largest'). `noun` keeps what it
+  counts (folded, plural stripped), because two numbers contradict each other only when they count
+  the same thing ('3 moons' vs '4 moons'; '3 moons' vs '4 rings' is no contradiction);
+- 'date': `year`, `month`, `day`, any of them None ('March 1889', '20 July'). A numeric date whose
+  day and month could be swapped (03/04/2020) reads day first and is `ambiguous`: both readings are
+  accepted when matching, and it contradicts another date only when both readings do;
+- a dimension, with `value` in its base unit (see `units.py`): 'length', 'area', 'volume', 'mass',
+  'duration', 'speed', 'data_size', 'data_rate', 'temperature' (°C), 'percent', 'money:<ISO code>'.
+
+A bare year stays a 'number' ('in 1889' reads like '1889 people'), but a bare 4-digit one is
+`year_like`, and then it matches and contradicts dates by their year. Spelled-out numbers are read in
+English only; digits in any script.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from evaluators.offline.number_words import read_spelled
+from evaluators.offline.quantity_reading import RawNumber, read_dates, read_numbers
+from evaluators.offline.units import UNITS
+
+_DIGIT = re.compile(r"\d")
+_EXACT = 1e-9  # relative tolerance for numbers written in the same unit: they must be equal
+_ROUNDING = 0.015  # across units ('1 mile' vs '1.6 km', '5 km' vs '3.1 miles') rounding is allowed,
+_CLEARLY = 0.03  # and only a gap beyond this is a contradiction ('4 weeks' vs '1 month' is 8 %)
+_DEGREES_ROUNDING, _DEGREES_CLEARLY = 0.6, 1.5  # temperatures compare in °C, absolutely
+
+
+@dataclass(frozen=True, slots=True)
+class Quantity:
+    """A number, amount or date found in a text, with the span it was read from."""
+
+    kind: str
+    value: float | None = None  # in the kind's base unit (for 'number', the number); None for dates
+    unit: str = ""  # canonical unit as written ('km', 'month', 'USD'); '' for numbers and dates
+    amount: float | None = None  # the number as written, scale words applied ('1.5 million km' -> 1.5e6)
+    year: int | None = None
+    month: int | None = None
+    day: int | None = None
+    ambiguous: bool = False  # a numeric date that also reads month first
+    ordinal: bool = False
+    noun: str = ""
+    span: tuple[int, int] = (0, 0)
+    text: str = ""
+
+    @property
+    def year_like(self) -> bool:
+        """A bare 4-digit integer that may be a year ('1889'; not '1,889', '1889th' or 'two thousand')."""
+        v = self.value
+        return (
+            self.kind == "number"
+            and not self.ordinal
+            and v is not None
+            and 1000 <= v <= 2100
+            and self.text.isdigit()
+        )
+
+
+def _from_raw(text: str, raw: RawNumber) -> Quantity:
+    span, written = (raw.start, raw.end), text[raw.start : raw.end]
+    if raw.unit >= 0:
+        unit = UNITS[raw.unit]
+        value = raw.amount * unit.factor + unit.offset
+        return Quantity(unit.kind, value, unit.symbol, raw.amount, span=span, text=written)
+    if raw.currency:
+        return Quantity(
+            f"money:{raw.currency}", raw.amount, raw.currency, raw.amount, span=span, text=written
+        )
+    return Quantity(
+        "number", raw.amount, "", raw.amount, ordinal=raw.ordinal, noun=raw.noun, span=span, text=written
+    )
+
+
+_RANGE_WORDS = frozenset(("-", "–", "—", "~", "to", "and", "or", "до", "bis", "à", "a", "al", "y"))
+
+
+def _share_units(text: str, raws: list[RawNumber]) -> None:
+    """A range states its unit and scale once: '3-4 days', '$3-4 million', 'between 5 and 10 km'."""
+    for first, second in itertools.pairwise(raws):
+        if text[first.end : second.start].strip().lower() not in _RANGE_WORDS:
+            continue
+        if (
+            first.unit >= 0
+            or first.noun
+            or first.ordinal
+            or (text[first.start : first.end].isdigit() and (1000 <= first.amount <= 2100))
+        ):
+            continue  # it has its own unit, counts something, or is a year ('in 1969 and 3 days')
+        if first.scale == 1.0 and second.scale != 1.0:
+            first.amount, first.scale = first.amount * second.scale, second.scale
+        first.unit, first.currency = second.unit, first.currency or second.currency
+        if second.unit < 0:
+            second.currency = second.currency or first.currency
+
+
+@lru_cache(maxsize=16384)
+def quantities(text: str) -> tuple[Quantity, ...]:
+    """Numbers, amounts and dates of a text, in order of appearance."""
+    found: list[Quantity] = []
+    taken: list[tuple[int, int]] = []
+    raws: list[RawNumber] = []
+    if _DIGIT.search(text):
+        for d in read_dates(text):
+            taken.append((d.start, d.end))
+            found.append(
+                Quantity("date", year=d.year, month=d.month, day=d.day, ambiguous=d.ambiguous,
+                         span=(d.start, d.end), text=text[d.start : d.end])
+            )  # fmt: skip
+        raws = read_numbers(text, taken)
+        taken.extend((r.start, r.end) for r in raws)
+    raws = sorted([*raws, *read_spelled(text, taken)], key=lambda r: r.start)
+    _share_units(text, raws)
+    found.extend(_from_raw(text, r) for r in raws)
+    return tuple(sorted(found, key=lambda q: q.span))
+
+
+def _same(a: float | None, b: float | None) -> bool:
+    return a is not None and b is not None and abs(a - b) <= _EXACT * max(abs(a), abs(b), 1.0)
+
+
+def _gap(ref: Quantity, claim: Quantity) -> tuple[float, float, float]:
+    """(difference, rounding tolerance, contradiction threshold) of two quantities of one dimension."""
+    a, b = ref.value or 0.0, claim.value or 0.0
+    if ref.unit == claim.unit:
+        return abs(a - b), _EXACT * max(abs(a), abs(b), 1.0), _EXACT * max(abs(a), abs(b), 1.0)
+    if ref.kind == "temperature":
+        return abs(a - b), _DEGREES_ROUNDING, _DEGREES_CLEARLY
+    scale = max(abs(a), abs(b), 1e-12)
+    return abs(a - b), _ROUNDING * scale, _CLEARLY * scale
+
+
+def _readings(q: Quantity) -> tuple[tuple[int | None, int | None, int | None], ...]:
+    ymd = (q.year, q.month, q.day)
+    return (ymd, (q.year, q.day, q.month)) if q.ambiguous else (ymd,)
+
+
+def _date_supports(ref: Quantity, claim: Quantity) -> bool:
+    if claim.kind == "date" and ref.kind == "date":
+        return any(
+            all(c is None or c == r for r, c in zip(ref_ymd, claim_ymd, strict=True))
+            for ref_ymd in _readings(ref)
+            for claim_ymd in _readings(claim)
+        )
+    if claim.kind == "date":  # '1889年' against a bare '1889'
+        return claim.month is None and claim.day is None and ref.year_like and _same(ref.value, claim.year)
+    if claim.kind != "number" or claim.value is None or not claim.value.is_integer():
+        return False
+    whole = int(claim.value)  # '1889' against 'March 1889'; 'the 20th' against 'July 20'
+    return whole == ref.year or (claim.ordinal and any(whole == ymd[2] for ymd in _readings(ref)))
+
+
+def supports(ref: Quantity, claim: Quantity) -> bool:
+    """True when `ref` (from a passage) states `claim`'s quantity: same kind and value (rounding
+    allowed across units), or a date at least as specific that agrees on every field the claim gives.
+    A bare number matches any quantity with that number ('30' vs '30 days', '1889' vs 'March 1889')."""
+    if claim.kind == "date" or ref.kind == "date":
+        return _date_supports(ref, claim)
+    if claim.kind == "number":
+        return _same(ref.amount, claim.value) or _same(ref.value, claim.value)
+    if ref.kind == "number":
+        return _same(ref.value, claim.amount)
+    if ref.kind != claim.kind:
+        return False
+    difference, rounding, _ = _gap(ref, claim)
+    return difference <= rounding
+
+
+def conflicts(ref: Quantity, claim: Quantity) -> bool:
+    """True when `ref` states another value for the same thing as `claim`: the same dimension and a
+    clear gap ('300 metres' vs '330 metres'), dates that disagree on a field both give ('20 July' vs
+    '21 July'; '1925' vs 'March 1889'), two years ('1925' vs '1889'), or two numbers of the same
+    noun ('3 moons' vs '4 moons'). A bare number and an amount never conflict: their units differ."""
+    if claim.kind == "date" or ref.kind == "date":
+        if claim.kind == ref.kind:
+            return all(
+                any(
+                    r is not None and c is not None and r != c
+                    for r, c in zip(ref_ymd, claim_ymd, strict=True)
+                )
+                for ref_ymd in _readings(ref)
+                for claim_ymd in _readings(claim)
+            )
+        date, other = (ref, claim) if ref.kind == "date" else (claim, ref)
+        return other.year_like and date.year is not None and not _same(other.value, date.year)
+    if ref.kind == claim.kind == "number":
+        if ref.year_like and claim.year_like:
+            return not _same(ref.value, claim.value)
+        same_thing = bool(ref.noun) and ref.noun == claim.noun and ref.ordinal == claim.ordinal
+        return same_thing and not _same(ref.value, claim.value)
+    if ref.kind != claim.kind:
+        return False
+    difference, _, clearly = _gap(ref, claim)
+    return difference > clearly
+
+
+def claim_quantities_found(
+    claim: Iterable[Quantity], refs: Iterable[Quantity], window: Iterable[Quantity] | None = None
+) -> tuple[list[Quantity], list[Quantity]]:
+    """(missing, contradicted): the claim's quantities that no quantity of `refs` supports, and those of
+    them that a quantity of `window` (the best-matching passage; `refs` when not given) contradicts."""
+    pool = tuple(refs)
+    near = pool if window is None else tuple(window)
+    missing = [q for q in claim if not any(supports(r, q) for r in pool)]
+    return missing, [q for q in missing if any(conflicts(r, q) for r in near)]

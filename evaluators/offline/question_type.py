@@ -1,0 +1,367 @@
+"""What kind of answer a question asks for, and whether a statement supplies that kind of thing.
+
+Embeddings and word overlap see that "Berlin is the capital of Germany" is about the Berlin office, not
+that it leaves "When is the Berlin office open?" unanswered. A question announces the type of its
+answer (when: a time; how many: a number; how do I: an instruction; is/does: a yes or no), and a
+responsive statement supplies something of that type that the question does not already contain.
+
+Regular expressions and small English word lists only: this runs for every answer statement. A form
+not recognised is "unknown", and an unknown type never counts against a statement; so is every
+question that does not look English (no other language's question words are listed), and every
+choice question ('A or B?'), whose answer repeats an option the question already names.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from enum import StrEnum
+from functools import lru_cache
+
+from evaluators.offline.text import content_stems, entities, numbers, stem
+
+
+class AnswerType(StrEnum):
+    TIME = "time"  # a date, time of day, period, duration or frequency
+    QUANTITY = "quantity"  # a number, amount, measure or price
+    PLACE = "place"
+    PERSON = "person"  # a person or an organisation
+    PROCEDURE = "procedure"  # steps or an instruction
+    REASON = "reason"
+    YESNO = "yes/no"  # a stance, or the fact asked about stated
+
+
+T, Q, PL, PE, PR, R, YN = AnswerType
+
+# One list a line (an indented line continues it). "how ..." and "head ..." map the word after 'how'
+# and the head noun after 'what'/'which' to the types they ask; the supply lists are matched by stem.
+_LISTS = """
+aux: is are was were am do does did can could will would should shall has have had may might must isn't aren't
+  wasn't weren't don't doesn't didn't can't couldn't won't wouldn't shouldn't hasn't haven't hadn't
+function: the a an of to in on at by for with from through into about what when where who whom whose which
+  why how and or but it this that these those there i you we he she they my your our his her its their as than
+  not no many much long any some after before be been being within without per each all more most only also
+  just if then up out over under between during until every
+wh: what when where who whom whose which why how
+sentence break: ; : . ? !
+clause break: ; : . ? ! , and or but so then also
+indirect: know tell explain show say wonder ask describe clarify idea sure remember confirm find
+agents: i we you one someone somebody anyone people users customers employees staff
+modals: do can could should would may might must shall
+pronouns: it they he she i you we there
+prepositions: to for by from with in on at since until till of
+fillers: so and but also ok okay hi hey hello please quick question sorry well then now just , :
+determiners: the a an your my our its their his her this that these those
+scan stop: of in on at to for from with by between and or ? , . ; :
+how quantity: many much tall high big large far heavy deep wide small short hot cold expensive cheap thick
+  close low loud strong steep
+how time quantity: long often frequently quickly fast old
+how time: soon early late recently
+how reason: come
+how procedure: to
+head time: year years date dates day days month months time times hour hours century decade deadline birthday
+  birthdate anniversary schedule timeframe timeline duration weekday
+head place: city cities country countries state states town village county province region location place
+  places continent island address street venue neighborhood neighbourhood district capital headquarters site
+  port airport station building room floor river mountain lake ocean sea nation territory borough
+  municipality hometown birthplace destination folder directory path
+head person: person people man woman actor actress director author writer singer player artist musician
+  composer founder president ceo leader manager owner team company companies organisation organization firm
+  band brand manufacturer university club agency department politician king queen emperor scientist inventor
+  architect designer producer creator coach member employee candidate winner officer chairman minister party
+  network channel studio publisher label developer vendor
+head quantity: number amount percentage percent proportion share price cost costs fee fees salary wage size
+  height length width depth weight population age distance temperature speed dose dosage rate capacity limit
+  total sum value score budget revenue income count volume ratio quantity balance charge margin maximum
+  minimum threshold tax calories
+head time quantity: frequency
+head procedure: way ways steps step procedure process
+head reason: reason reasons cause causes purpose point
+time: january february april june july august september october november december jan feb apr jun jul aug
+  sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday weekday weekend weeknight noon
+  midnight today tomorrow yesterday tonight now currently nowadays recently soon later earlier already ago
+  annual annually biannual biennial daily weekly monthly yearly hourly nightly quarterly fortnightly always
+  never once twice every overnight immediately instantly shortly eventually until till since after before
+  during whenever when morning afternoon evening night spring summer autumn winter holiday christmas easter
+  century centuries decade era season deadline period date
+time units: second minute hour day week fortnight month quarter year
+counters: a an one two three four five six seven eight nine ten several few many some each per next last this
+  that same working business calendar full
+quantity: zero two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen
+  seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million
+  billion dozen half twice double triple quarter several few numerous multiple countless unlimited none
+  majority minority free expensive cheap costly affordable second third fourth fifth sixth seventh eighth
+  ninth tenth eleventh twelfth
+place: area neighbourhood road avenue square office campus branch store shop warehouse factory plant lab
+  laboratory hospital clinic pharmacy coast valley forest desert north south east west northern southern
+  eastern western central abroad overseas worldwide nationwide locally nearby online website page portal app
+  menu tab panel dashboard setting file repository server cluster namespace cloud bucket section drawer shelf
+  desk counter reception lobby entrance basement upstairs downstairs here home located situated based
+  headquartered native originated grown border suburb downtown centre center park zone
+person: he she him her his hers they them i we you me us someone somebody anyone anybody everyone everybody
+  nobody whoever staff hr support admin administrator user customer client doctor pharmacist nurse physician
+  engineer operator maintainer cfo cto board committee council government authority supplier provider bank
+  lender landlord tenant parent caregiver partner colleague supervisor lead clerk agent representative driver
+  pilot crew family group daemon scheduler controller
+imperative: open run set click tap select choose go enter type add edit create install configure enable
+  disable call contact send submit fill sign log use apply specify define pass include visit email ask request
+  book download upload navigate restart reset change update remove delete press follow check make start stop
+  take put write read copy paste save mount deploy export import register first
+procedure: via using through first then next finally afterwards step
+participles: set configured defined specified enabled disabled changed reset added created installed done
+reason: because therefore hence thus consequently otherwise reason why explains cause caused resulted
+purpose: avoid prevent reduce protect ensure keep allow help improve save stop limit increase lower
+stance: yes yeah yep no nope not never correct incorrect right wrong true false indeed absolutely certainly
+  definitely sure exactly only both neither either nor unfortunately open closed allowed permitted prohibited
+  forbidden required mandatory optional possible impossible available unavailable enabled disabled included
+  excluded supported unsupported same different always usually rarely cannot
+"""
+_PHRASES = {  # matched in the statement's lower-case tokens joined by spaces
+    Q: "more than|less than|fewer than|at least|at most|up to|as many as|as much as",
+    PR: "you can|you should|you need|you must|you have to|you may|you just|you'll|go to",
+    R: "due to|owing to|thanks to|as a result|so that|in order to|so as to|leads to|lead to|led to|"
+    "results in|result in|results from|stems from|which means|, so",
+}
+
+
+def _parse(text: str) -> dict[str, frozenset[str]]:
+    lists: dict[str, list[str]] = {}
+    for line in text.strip().splitlines():
+        if line.startswith(" "):
+            lists[next(reversed(lists))] += line.split()
+        else:
+            name, _, words = line.partition(": ")
+            lists[name] = words.split()
+    return {name: frozenset(words) for name, words in lists.items()}
+
+
+_W = _parse(_LISTS)  # the lists by name
+_S = {name: frozenset(map(stem, words)) for name, words in _W.items()}  # by stem, for statements
+_HOW = {
+    w: frozenset({AnswerType(t) for t in k.split()[1:]}) for k in _W if k.startswith("how ") for w in _W[k]
+}
+_HEADS = {
+    w: frozenset({AnswerType(t) for t in k.split()[1:]}) for k in _W if k.startswith("head ") for w in _W[k]
+}
+_S["place"] |= {stem(w) for w, types in _HEADS.items() if types == {PL}}
+_S["person"] |= {stem(w) for w, types in _HEADS.items() if types == {PE}}
+_FUNCTION = _W["function"] | _W["aux"]
+_STOP_SCAN = _W["scan stop"] | _W["aux"] | _W["wh"] | _W["determiners"]
+_AUX_AFTER = _W["sentence break"] | {"and"}
+_PHRASE = {t: tuple(f" {p} " for p in text.split("|")) for t, text in _PHRASES.items()}
+
+_QUOTED = re.compile(r'"[^"]*"|“[^”]*”')
+_CHOICE = re.compile(r"\bor\b(?!\s+not\b)")  # 'Was A or B formed first?': the answer repeats an option
+_TOKEN = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+(?:[.,:]\d+)*|[?;:,.!]")
+_WH_IS = re.compile(r"\b(what|when|where|who|how|why)'s\b", re.IGNORECASE)
+_TAG = re.compile(r",\s*(?:right|correct|true|isn't it|aren't they|don't they|doesn't it)\s*\?\s*$")
+_SPECIAL = (
+    (re.compile(r"\bwhat (?:should|can|do|must) (?:i|we|you) do\b"), frozenset({PR})),
+    (re.compile(r"\bwhat (?:do|does|did|will|would) .{0,40}\bcosts?\b"), frozenset({Q})),
+    (
+        re.compile(r"\bwhat (?:caused|causes|cause|made|makes|led to|leads to|triggered|triggers)\b"),
+        frozenset({R}),
+    ),
+    (re.compile(r"\b(?:since|until|till|by) when\b"), frozenset({T})),
+    (re.compile(r"\bfor what (?:reason|purpose)\b"), frozenset({R})),
+)
+
+
+def looks_english(text: str) -> bool:
+    """A wh-word first, or at least a fifth of the lower-case words are English function words
+    (names are left out of the count: HotpotQA questions are mostly names)."""
+    tokens = [t for t in _TOKEN.findall(text.replace("’", "'")) if t[0].isalpha()]
+    if not tokens:
+        return False
+    if tokens[0].lower() in _W["wh"]:
+        return True
+    lower = [t for t in tokens[1:] if t.islower()] or [tokens[0].lower()]
+    return sum(t in _FUNCTION for t in lower) >= max(1.0, 0.2 * len(lower))
+
+
+def _head_types(tokens: list[str], start: int) -> frozenset[AnswerType]:
+    """The type named by the head noun after 'what'/'which': the last word of the noun phrase ('what
+    year', 'what is the maximum daily dose', 'which distance runner' is a runner), the phrase ending
+    before a verb-looking word ('which company makes'); 'the name of the person' names a person."""
+    i = start + (tokens[start : start + 1] in (["is"], ["are"], ["was"], ["were"]))
+    while i < len(tokens) and tokens[i] in _W["determiners"]:
+        i += 1
+    if tokens[i + 1 : i + 2] == ["of"] and tokens[i : i + 1] in (["kind"], ["type"], ["sort"], ["name"]):
+        return _head_types(tokens, i + 2)
+    phrase: list[str] = []
+    for token in tokens[i : i + 6]:
+        if token in _STOP_SCAN or len(phrase) == 4:
+            break
+        if phrase and phrase[-1] in _HEADS and token not in _HEADS and token.endswith(("s", "ed")):
+            break  # 'which company makes', 'which actor played'
+        if not token.isdigit():
+            phrase.append(token)
+    return _HEADS.get(phrase[-1], frozenset()) if phrase else frozenset()
+
+
+def _indirect_follows(tokens: list[str], i: int) -> bool:
+    """'Do you know when...', 'Can you tell me how many...': the wh-word decides, not the yes/no form."""
+    window = tokens[i + 1 : i + 6]
+    return any(t in _W["indirect"] for t in window) and any(t in _W["wh"] for t in window)
+
+
+@lru_cache(maxsize=4096)
+def asked(question: str) -> frozenset[AnswerType]:
+    """The answer types a question asks for (several for 'When was it completed and how tall is it?');
+    empty when unknown ('What does min.insync.replicas control?', 'Tell me about X', other languages)."""
+    question = _WH_IS.sub(r"\1 is", _QUOTED.sub(" X ", question.replace("’", "'")))
+    if not looks_english(question) or _CHOICE.search(question):
+        return frozenset()
+    original = _TOKEN.findall(question)
+    tokens = [t.lower() for t in original]
+    text = " ".join(tokens)
+    found = {t for pattern, types in _SPECIAL if pattern.search(text) for t in types}
+    first = next((i for i, t in enumerate(tokens) if t not in _W["fillers"]), len(tokens))
+    for i, token in enumerate(tokens):
+        after = tokens[i + 1] if i + 1 < len(tokens) else "?"
+        before = tokens[i - 1] if i > 0 else ""
+        indirect = before in _W["indirect"] or (before in {"me", "us", "out"} and tokens[i - 2 : i - 1] != [])
+        opening = i == first or (i == first + 1 and before in _W["prepositions"])  # 'To whom', 'Since when'
+        clause_start = opening or before in _W["clause break"] or indirect
+        if i and original[i].istitle() and not opening and before not in _W["sentence break"]:
+            continue  # 'the film Which Way Is Up', 'How to Make It in America': a title
+        if token in {"what", "which"}:
+            found |= _head_types(tokens, i + 1)
+        elif token == "how" and after in _HOW and (clause_start or after not in {"to", "come"}):
+            found |= _HOW[after]
+        elif token == "how" and clause_start and after in _W["modals"] and i + 3 < len(tokens):
+            subject, verb = tokens[i + 2], tokens[i + 3]
+            agent = subject in _W["agents"] or (subject in {"a", "an"} and verb in {"user", "customer"})
+            if agent and verb not in {"say", "call", "spell", "pronounce"}:
+                found.add(PR)
+        elif token in {"who", "whom", "whose"} and ((clause_start and before != ",") or after == "?"):
+            found.add(PE)
+        elif token in {"when", "where", "why"} and clause_start:
+            if after in _W["aux"] or after in {"to", "not", "?", "and", "or", ","} or indirect:
+                found.add({"when": T, "where": PL, "why": R}[token])
+        elif token in _W["aux"] and (i == first or (before in _AUX_AFTER and after in _W["pronouns"])):
+            found |= set() if _indirect_follows(tokens, i) else {YN}
+    if _TAG.search(question.lower()):
+        found.add(YN)
+    return frozenset(found)
+
+
+# -- what a statement supplies: stem sets and phrase lookups, not big regex alternations (Python's re
+# tries every alternative at every position: that cost ~0.5 ms a statement) ---------------------------
+
+_UNIT = (
+    r"%|percent|per\s?cent|mg|g|kg|km|m|cm|mm|ml|l|metres?|meters?|miles?|feet|ft|inches|tonnes?|tons?|litres?|"
+    r"liters?|[kmgt]b|ms|[a-z]*bytes|dollars?|euros?|pounds?|people|users|employees|items|units|calories|times|"
+    r"copies|pages|words|degrees"
+)
+_NUMBER = re.compile(
+    rf"(?<![\w.:$€£-])([$€£]?)(\d{{1,3}}(?:,\d{{3}})+|\d+)(\.\d+)?(s)?(?![\w.]\d)(?:\s*({_UNIT})\b)?", re.I
+)
+_MONTH = re.compile(
+    r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b"
+)
+_TIME = re.compile(
+    rf"\b(?:1\d{{3}}|20\d\d)\b(?!\s*(?:{_UNIT})\b)|\b\d{{1,2}}(?::\d\d)?\s?(?:am|pm|a\.m\.|p\.m\.|o'clock|h)(?!\w)|"
+    r"\b\d{1,2}:\d\d\b|\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{4}-\d\d-\d\d\b|\b\d{2,4}s\b|"
+    r"24/7|\bQ[1-4]\b|\b\d+\s?(?:AD|BC|BCE|CE)\b|\b(?:March|May)\s+\d|\b(?:\d+|in|of|early|late|mid|since|until|by)\s+"
+    r"(?:March|May)\b|^(?:March|May)$",
+    re.I,
+)
+
+
+@lru_cache(maxsize=1024)
+def _given(question: str) -> tuple[str, frozenset[str], frozenset[str]]:
+    """What a question already says, shared by the statements of an answer: text, stems, numbers."""
+    return question.lower(), frozenset(content_stems(question)), frozenset(numbers(question))
+
+
+def _new_name(statement: str, question: str, common: frozenset[str]) -> bool:
+    """A name the question does not already give; months and weekdays are times, not names."""
+    given, given_stems, _ = _given(question)
+    fragment = len(statement.split()) <= 4  # 'England': a one-word answer is a name, even a common one
+    return any(
+        e.lower() not in given and not set(content_stems(e)) <= given_stems | _S["time"]
+        for e in entities(statement, common=frozenset() if fragment else common)
+    )
+
+
+def _quantity(statement: str, given_numbers: frozenset[str], tokens: list[str], new: set[str]) -> bool:
+    """A count, measure or amount the question does not give: not a year (unless it has a unit), not
+    the day of a date, not a time of day, not a decade ('1990s')."""
+    for match in _NUMBER.finditer(statement):
+        currency, integer, fraction, decade, unit = match.groups()
+        value = (integer.replace(",", "").lstrip("0") or "0") + (fraction or "").rstrip("0").rstrip(".")
+        if value in given_numbers or decade or statement[match.end() : match.end() + 1] == ":":
+            continue
+        year = len(integer) == 4 and 1000 <= int(integer) <= 2199 and not (fraction or currency or unit)
+        if not year and not _MONTH.search(statement, max(0, match.start() - 12), match.end() + 12):
+            return True
+    one = any(t == "one" and tokens[i + 1 : i + 2] not in (["of"], ["another"]) for i, t in enumerate(tokens))
+    return bool(new & _S["quantity"]) or one or any(t.endswith(("teenth", "tieth")) for t in new)
+
+
+def _stance(text: str, tokens: list[str], given: frozenset[str]) -> bool:
+    """A yes/no question is answered by 'yes'/'no', by a stance on what it asks ('closed', 'not'), or
+    by stating the fact asked about (most of the question's content words)."""
+    shared = {s for s in content_stems(text) if s in given}
+    if tokens[:1] in (["yes"], ["no"], ["yeah"], ["nope"]) or (given and len(shared) >= 0.6 * len(given)):
+        return True
+    stance = any(stem(t) in _S["stance"] or t.endswith("n't") for t in tokens)
+    return stance and (bool(shared) or len(tokens) <= 4)
+
+
+def supplies(
+    statement: str,
+    question: str = "",
+    common: frozenset[str] = frozenset(),
+    types: frozenset[AnswerType] | None = None,
+) -> frozenset[AnswerType]:
+    """The answer types a statement supplies as new information (a number or name the question gives
+    does not count). `common`, the IDF table's common stems, tells a name from a capitalised first
+    word; `types` limits the checks to those (the ones asked). A statement of four words or more that
+    does not look English supplies every type: these word lists cannot read it."""
+    text = statement.replace("’", "'").strip()
+    tokens = [t.lower() for t in _TOKEN.findall(text)]
+    if len(tokens) >= 4 and not looks_english(text):  # another language: cannot tell, so it misses nothing
+        return frozenset(AnswerType) if types is None else types
+    _, given, given_numbers = _given(question)
+    new = {stem(t) for t in tokens if t[0].isalpha()} - given
+    joined, pairs = f" {' '.join(tokens)} ", list(itertools.pairwise(tokens))
+    phrase = {t: any(p in joined for p in _PHRASE[t]) for t in _PHRASE}
+    first = stem(next((t for t in tokens if t not in {"to", "then", "and", ","}), ""))
+    checks = {
+        T: lambda: bool(new & _S["time"]) or _time(text, pairs, given_numbers),
+        Q: lambda: phrase[Q] or _quantity(text, given_numbers, tokens, new),
+        PL: lambda: bool(new & _S["place"]) or _new_name(text, question, common),
+        PE: lambda: bool(new & _S["person"]) or _new_name(text, question, common),
+        PR: lambda: (
+            first in _S["imperative"] or bool(new & _S["procedure"]) or phrase[PR] or _steps(text, pairs)
+        ),
+        R: lambda: bool(new & _S["reason"]) or phrase[R] or any(_causal(a, b) for a, b in pairs),
+        YN: lambda: _stance(text, tokens, given),
+    }
+    return frozenset(kind for kind in (AnswerType if types is None else types) if checks[kind]())
+
+
+def _time(text: str, pairs: list[tuple[str, str]], given_numbers: frozenset[str]) -> bool:
+    """A counted period ('3 weeks', 'a day') or a date, year or clock time the question does not give."""
+    if any(stem(b) in _S["time units"] and (a in _W["counters"] or a[0].isdigit()) for a, b in pairs):
+        return True
+    for value in given_numbers:  # 'in 1969' is no news when the question says 1969
+        text = re.sub(rf"(?<![\d.]){re.escape(value)}(?!\.?\d)", " ", text)
+    return bool(_TIME.search(text))
+
+
+def _steps(text: str, pairs: list[tuple[str, str]]) -> bool:
+    """Code ('`kubectl`', '--flag', 'key=value'), 'To do X, ...', 'by doing', or a passive instruction."""
+    if re.search(r"`|--[a-z]|\w=\w|^[Tt]o \w+[^,]*, \w", text):
+        return True
+    return any(
+        (a in {"is", "are", "be", "gets"} and b in _W["participles"]) or (a == "by" and b.endswith("ing"))
+        for a, b in pairs
+    )
+
+
+def _causal(a: str, b: str) -> bool:
+    """'to avoid', 'to protect' (a purpose); 'since the' (a cause, not 'since 2019')."""
+    return (a == "to" and b in _W["purpose"]) or (a == "since" and b.isalpha() and stem(b) not in _S["time"])

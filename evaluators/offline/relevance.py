@@ -1,0 +1,175 @@
+"""RELEVANT (statement vs question) and USEFUL (node vs answer) verdicts: similarity plus answer type.
+
+Similarity alone (embedding cosine, IDF-weighted word overlap) passes any statement about the right
+entity, so answer relevancy used to accept "Berlin is the capital of Germany" for "When is the Berlin
+office open?". The RELEVANT model adds what the question asks for (`question_type`): whether it asks a
+known type and how surely the statement supplies none of it. USEFUL keeps the similarity features: a
+node is judged against an answer, which asks for nothing.
+
+Features are computed by name and each model takes the ones it was trained on, so a model file trained
+before the answer-type features existed still works (its verdicts just cannot see the type).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from evaluators.judges.base import Verdict, VerdictTask
+from evaluators.offline.embedder import Embedder
+from evaluators.offline.idf import IdfTable
+from evaluators.offline.model import LogisticModel
+from evaluators.offline.question_type import AnswerType, asked, supplies
+from evaluators.offline.text import content_stems
+
+SIMILARITY_FEATURE_NAMES: tuple[str, ...] = (
+    "cosine",  # embedding similarity of item and reference
+    "reference_recall",  # IDF share of the reference's content words that the item contains
+    "item_recall",  # IDF share of the item's content words that the reference contains
+)
+RELEVANCE_FEATURE_NAMES: tuple[str, ...] = (
+    *SIMILARITY_FEATURE_NAMES,
+    "type_asked",  # 1 when the question asks a recognised answer type (time, number, place, ...)
+    "type_mismatch",  # the statement supplies none of them, weighted by how reliable that finding is
+)
+
+
+T, Q, PL, PE, PR, R, YN = AnswerType
+# (what the question asks for, what a statement that misses it does not do), for reasons
+ASKS = {
+    T: ("a time or date", "say when"),
+    Q: ("a number or amount", "give a number or amount"),
+    PL: ("a place", "say where"),
+    PE: ("a person or organisation", "name anyone"),
+    PR: ("steps or an instruction", "give steps or an instruction"),
+    R: ("a reason", "give a reason"),
+    YN: ("a yes or no", "take a stance or state the fact asked about"),
+}
+# How sure "supplies nothing of that type" is: numbers, dates and times are found reliably; people,
+# reasons and stances have many unmarked forms ("The kubelet", "Food protects the stomach").
+RELIABILITY = {T: 1.0, Q: 1.0, PL: 0.8, PR: 0.8, PE: 0.6, R: 0.6, YN: 0.6}
+
+
+@dataclass(frozen=True, slots=True)
+class Responsiveness:
+    """The types a question asks, those a statement supplies, and how surely it misses them all."""
+
+    asked: frozenset[AnswerType]
+    supplied: frozenset[AnswerType]
+
+    @property
+    def missed(self) -> bool:
+        return bool(self.asked) and not (self.asked & self.supplied)
+
+    @property
+    def mismatch(self) -> float:
+        """0 when the statement supplies an asked type or nothing is asked; otherwise the reliability of
+        the least reliable asked type (a miss is only as sure as the weakest detector behind it)."""
+        return min(RELIABILITY[t] for t in self.asked) if self.missed else 0.0
+
+    def reason(self) -> str:
+        """'does not say when: the question asks for a time or date' (empty when nothing is missed)."""
+        if not self.missed:
+            return ""
+        ordered = [t for t in AnswerType if t in self.asked]
+        lacks = " or ".join(ASKS[t][1] for t in ordered)
+        return f"does not {lacks}: the question asks for {', or '.join(ASKS[t][0] for t in ordered)}"
+
+
+def responsiveness(statement: str, question: str, common: frozenset[str] = frozenset()) -> Responsiveness:
+    """What `question` asks and what `statement` supplies of it (nothing is checked when nothing is asked)."""
+    types = asked(question)
+    return Responsiveness(types, supplies(statement, question, common, types) if types else frozenset())
+
+
+def _recall(stems: Sequence[str], weights: Sequence[float], pool: frozenset[str]) -> float:
+    total = sum(weights)
+    if total <= 0.0:
+        return 1.0
+    return sum(w for s, w in zip(stems, weights, strict=True) if s in pool) / total
+
+
+def similarity_features(
+    item: str, reference: str, cosine: float, idf: IdfTable
+) -> tuple[float, float, float]:
+    """Similarity features of an item (statement, node) against a question or an answer."""
+    item_stems = list(dict.fromkeys(content_stems(item)))
+    reference_stems = list(dict.fromkeys(content_stems(reference)))
+    return (
+        cosine,
+        _recall(reference_stems, [idf.weight(s) for s in reference_stems], frozenset(item_stems)),
+        _recall(item_stems, [idf.weight(s) for s in item_stems], frozenset(reference_stems)),
+    )
+
+
+def relevance_features(
+    item: str, question: str, cosine: float, idf: IdfTable, fit: Responsiveness | None = None
+) -> tuple[float, ...]:
+    """`RELEVANCE_FEATURE_NAMES` of a statement against the question it should answer."""
+    fit = fit or responsiveness(item, question, idf.common)
+    return (*similarity_features(item, question, cosine, idf), float(bool(fit.asked)), fit.mismatch)
+
+
+def _select(model: LogisticModel, features: Mapping[str, float]) -> list[float]:
+    return [features[name] for name in model.names]
+
+
+class RelevanceScorer:
+    """Verdicts for the RELEVANT and USEFUL tasks, each with its calibrated probability as confidence.
+
+    `models` maps 'relevant' and 'useful' to logistic models over (a subset of) the features above.
+    """
+
+    def __init__(self, models: Mapping[str, LogisticModel], embedder: Embedder, idf: IdfTable) -> None:
+        self.models = models
+        self.embedder = embedder
+        self.idf = idf
+
+    def verdicts(self, items: Sequence[str], reference: str, task: VerdictTask) -> list[Verdict]:
+        """One verdict per item; `reference` is the question (RELEVANT) or the answer (USEFUL)."""
+        if not items:
+            return []
+        relevant = VerdictTask(task) is VerdictTask.RELEVANT
+        model = self.models["relevant" if relevant else "useful"]
+        vectors = self.embedder.embed([reference, *items])
+        cosines = np.asarray(vectors[1:] @ vectors[0], dtype=float)
+        word = "relevant to the question" if relevant else "useful for the answer"
+        verdicts: list[Verdict] = []
+        for item, cosine in zip(items, cosines, strict=True):
+            if not content_stems(item):
+                verdicts.append(Verdict("no", "no content", confidence=1.0))
+                continue
+            fit = responsiveness(item, reference, self.idf.common) if relevant else None
+            similarity = similarity_features(item, reference, cosine, self.idf)
+            values = dict(zip(SIMILARITY_FEATURE_NAMES, similarity, strict=True))
+            if fit is not None:
+                values |= {"type_asked": float(bool(fit.asked)), "type_mismatch": fit.mismatch}
+            p = model.probability(_select(model, values))
+            detail = f"(similarity {cosine:.2f}, P={p:.2f})"
+            if p >= model.threshold:
+                verdicts.append(Verdict("yes", f"{word}{_gives(fit, model)} {detail}", (0,), confidence=p))
+            else:
+                reason = self._no_reason(fit, model, values, word)
+                verdicts.append(Verdict("no", f"{reason} {detail}", (), confidence=1.0 - p))
+        return verdicts
+
+    @staticmethod
+    def _no_reason(
+        fit: Responsiveness | None, model: LogisticModel, values: dict[str, float], word: str
+    ) -> str:
+        """The answer type when it decided the verdict (the statement would pass without it); else
+        'not relevant', with the missing type added when there is one."""
+        if fit is None or not fit.missed or "type_mismatch" not in model.names:
+            return f"not {word}"
+        if model.probability(_select(model, values | {"type_mismatch": 0.0})) >= model.threshold:
+            return fit.reason()
+        return f"not {word}; it also {fit.reason()}"
+
+
+def _gives(fit: Responsiveness | None, model: LogisticModel) -> str:
+    """': gives a time or date' when the question asks a type the statement supplies."""
+    if fit is None or not fit.asked or fit.missed or "type_mismatch" not in model.names:
+        return ""
+    return ": gives " + " and ".join(ASKS[t][0] for t in AnswerType if t in fit.asked & fit.supplied)

@@ -1,0 +1,208 @@
+"""The offline embedder's speed-ups change no number: wordllama's own vectors to the bit, the ids the
+tokenizer gives for a whole text, and a vector cache that never leaks between models or callers."""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from evaluators import TestCase, create_metric, evaluate
+from evaluators.judges.base import VerdictTask
+from evaluators.offline import OfflineJudge
+from evaluators.offline.embedder import VectorCache, WordLlamaTable, vector_cache, wordllama_model
+
+TEXTS = [
+    "",
+    " ",
+    "  two  spaces  between, and trailing  ",
+    "tab\tand\nnew line\r\nand a carriage return",
+    "Unicode: café, naïve, 日本語のテキスト, emoji 🚀 and a non-breaking\u00a0space",
+    "<s> special </s> tokens <unk> inside text",
+    "a literal ▁ metaspace and ▁▁ two",
+    "Numbers: 1,000.50 dollars, $3, 45% and the 21st of May 1962.",
+    "x" * 3000,
+    "The Eiffel Tower is 330 metres tall. It was built for the 1889 World's Fair in Paris.",
+]
+FIVE = ["faithfulness", "answer_relevancy", "contextual_relevancy", "context_utilization", "hallucination"]
+
+
+@pytest.fixture(scope="module")
+def reference() -> Any:
+    """wordllama's own model and inference code: what the embedder must reproduce exactly."""
+    import wordllama
+    from wordllama import WordLlama
+
+    return WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True)
+
+
+def fuzz(seed: int, n: int) -> list[str]:
+    """Random texts over the characters a tokenizer can trip on (spaces, '▁', special tokens)."""
+    rng = random.Random(seed)
+    alphabet = [
+        *"ab c  .,\n\t-'’é日本🚀x1▁<>/",
+        "  ",
+        "<s>",
+        "</s>",
+        " <unk> ",
+        "\u00a0",
+        "\u200b",
+        " the",
+        "ing ",
+    ]
+    return ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(n)]
+
+
+def test_vectors_equal_wordllamas_own_to_the_bit(reference: Any) -> None:
+    table = wordllama_model()
+    assert np.array_equal(table.embedding, np.asarray(reference.embedding, dtype=np.float32))
+    texts = [*TEXTS, *fuzz(1, 300)]
+    for start in range(0, len(texts), 37):  # batches of mixed lengths: wordllama pads them
+        batch = texts[start : start + 37]
+        assert np.array_equal(table.embed(batch), reference.embed(batch, norm=False))
+    one_by_one = np.vstack([table.embed([t]) for t in TEXTS])
+    assert np.array_equal(one_by_one, table.embed(TEXTS))  # a row does not depend on its batch
+
+
+def test_tokenizing_word_by_word_gives_the_ids_of_the_whole_text() -> None:
+    table = wordllama_model()
+    texts = [*TEXTS, *fuzz(2, 3000)]
+    expected = [e.ids for e in table.tokenizer.encode_batch(texts, add_special_tokens=False)]
+    for _ in range(2):  # the second time from the word cache
+        assert [
+            ids for start in range(0, len(texts), 50) for ids in table.token_ids(texts[start : start + 50])
+        ] == expected
+
+
+def test_a_tokenizer_that_may_merge_across_words_tokenizes_whole_texts() -> None:
+    from tokenizers import Tokenizer, pre_tokenizers
+
+    tokenizer = Tokenizer.from_str(wordllama_model().tokenizer.to_str())
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()  # not the normalisation the proof needs
+    table = WordLlamaTable(wordllama_model().embedding, tokenizer)
+    assert not table._by_word
+    texts = fuzz(3, 200)
+    assert table.token_ids(texts) == [e.ids for e in tokenizer.encode_batch(texts, add_special_tokens=False)]
+
+
+class Counting:
+    """A deterministic embedding (from the text's hash) that records every batch it computes."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[str]] = []
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        self.batches.append(list(texts))
+        return np.vstack([expected_row(t) for t in texts])
+
+
+def expected_row(text: str) -> np.ndarray:
+    return np.random.default_rng(abs(hash(text)) % 2**32).random(8, dtype=np.float32)
+
+
+def test_the_cache_embeds_each_missing_text_once_in_one_batch_and_evicts_the_oldest() -> None:
+    cache, compute = VectorCache(capacity=2), Counting()
+    rows = cache.embed(["a", "b", "a"], compute)
+    assert compute.batches == [["a", "b"]]
+    assert np.array_equal(rows, np.vstack([expected_row("a"), expected_row("b"), expected_row("a")]))
+    cache.embed(["a"], compute)  # 'a' is now the most recently used
+    cache.embed(["c"], compute)  # evicts 'b'
+    cache.embed(["a", "c", "b"], compute)
+    assert compute.batches == [["a", "b"], ["c"], ["b"]]
+    assert len(cache) == 2
+
+
+def test_the_cache_answers_fresh_arrays_that_callers_may_change() -> None:
+    cache = VectorCache()
+    first = cache.embed(["a"], Counting())
+    first *= 0.0
+    assert np.array_equal(cache.embed(["a"], Counting()), expected_row("a")[None, :])
+
+
+def test_the_cache_is_consistent_under_threads() -> None:
+    cache, texts, errors = VectorCache(capacity=20), [f"text {i}" for i in range(50)], []
+
+    def work(seed: int) -> None:
+        rng = random.Random(seed)
+        for _ in range(300):
+            batch = rng.sample(texts, 5)
+            if not np.array_equal(
+                cache.embed(batch, Counting()), np.vstack([expected_row(t) for t in batch])
+            ):
+                errors.append(batch)
+
+    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors and len(cache) <= 20
+
+
+class Constant:
+    """A user's own embedder: every text the same vector (so every cosine is 1)."""
+
+    name = "constant"
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return np.ones((len(texts), 4), dtype=np.float32) / 2.0
+
+
+async def test_one_models_cache_never_answers_for_another_embedder() -> None:
+    assert vector_cache("wordllama/l2_supercat_256") is vector_cache("wordllama/l2_supercat_256")
+    assert vector_cache("wordllama/l2_supercat_256") is not vector_cache("minilm/some/path")
+    items, question = ["Golden retrievers need an hour of exercise a day."], ["How tall is the Eiffel Tower?"]
+    wordllama = await OfflineJudge().verdicts(items, question, VerdictTask.RELEVANT)
+    constant = await OfflineJudge(embedder=Constant()).verdicts(items, question, VerdictTask.RELEVANT)
+    assert "similarity 1.00" in constant[0].reason and "similarity 1.00" not in wordllama[0].reason
+
+
+class UncachedWordLlama:
+    """The embedder as it was before the cache and the word tokenizer: wordllama's own code."""
+
+    name = "wordllama"
+
+    def __init__(self, reference: Any) -> None:
+        self.reference = reference
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        vectors = self.reference.embed([t or " " for t in texts], norm=False)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return vectors / norms
+
+
+def outcomes(cases: list[TestCase], judge: OfflineJudge) -> list[Any]:
+    result = evaluate(cases, [create_metric(name) for name in FIVE], judge)
+    return [
+        (r.name, r.score, [(v.item, v.verdict, v.reason) for v in r.verdicts])
+        for c in result.cases
+        for r in c.results
+    ]
+
+
+def test_the_five_metrics_score_the_same_cold_warm_and_without_the_cache(reference: Any) -> None:
+    passages = [
+        "The Eiffel Tower was built by Gustave Eiffel's company for the 1889 World's Fair in Paris.",
+        "The Eiffel Tower is 330 metres tall and was the tallest man-made structure until 1930.",
+        "Golden retrievers need at least an hour of exercise every day.",
+    ]
+    cases = [
+        TestCase(
+            input=f"How tall is the Eiffel Tower? (asked {i} times)",
+            actual_output=f"The Eiffel Tower is {330 + i} metres tall. It was built for the 1889 Fair.",
+            retrieval_context=passages,
+            context=passages,
+        )
+        for i in range(4)
+    ]
+    before = outcomes(cases, OfflineJudge(embedder=UncachedWordLlama(reference)))
+    assert (
+        outcomes(cases, OfflineJudge()) == before
+    )  # cold: these questions and answers never embedded before
+    assert outcomes(cases, OfflineJudge()) == before  # warm

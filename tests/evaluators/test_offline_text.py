@@ -1,0 +1,378 @@
+"""The offline judge's text analysis in any language, and its numbers, amounts and dates."""
+
+from __future__ import annotations
+
+import pytest
+
+from evaluators.offline.quantities import Quantity, claim_quantities_found, conflicts, quantities, supports
+from evaluators.offline.text import (
+    clauses,
+    content_stems,
+    entities,
+    is_factual,
+    is_noncommittal,
+    negation_count,
+    numbers,
+    sentences,
+    stem,
+    windows,
+    words,
+)
+
+
+def one(text: str) -> Quantity:
+    [found] = quantities(text)
+    return found
+
+
+def same(a: str, b: str) -> bool:
+    """Each text's single quantity supports the other's."""
+    qa, qb = one(a), one(b)
+    return supports(qa, qb) and supports(qb, qa)
+
+
+# -- English stays as it was ------------------------------------------------------------------------
+
+
+def test_english_tokens_stems_numbers_and_names_are_unchanged() -> None:
+    text = "The Eiffel Tower's 330 metres weren't built by Gustave Eiffel in 1,889 days."
+    assert words(text) == (
+        "the eiffel tower's 330 metres weren't built by gustave eiffel in 1,889 days".split()  # noqa: SIM905
+    )
+    assert content_stems(text) == [
+        "eiffel",
+        "tower",
+        "330",
+        "metr",
+        "built",
+        "gustave",
+        "eiffel",
+        "1,889",
+        "day",
+    ]
+    assert numbers(text) == ["330", "1889"]
+    assert entities(text) == ["Eiffel Tower", "Gustave Eiffel"]
+    assert negation_count(text) == 1
+    assert stem("starring") == stem("starred") == "starr"
+
+
+def test_hyphens_split_words_so_in_sync_matches_in_sync() -> None:
+    assert (
+        content_stems("The replicas are in-sync.")
+        == content_stems("The replicas are in sync.")
+        == ["replica", "sync"]
+    )
+    assert content_stems("a state-of-the-art engine") == content_stems("a state of the art engine")
+    assert words("B-52 bombers and COVID-19") == ["b-52", "bombers", "and", "covid-19"]  # codes stay whole
+
+
+def test_hyphenated_negative_words_negate_nothing() -> None:
+    assert negation_count("A not-for-profit, no-nonsense charity.") == 0
+    assert negation_count("It is not a charity.") == 1
+
+
+def test_non_ascii_english_tokenises_like_ascii_english() -> None:
+    assert words("The tower – completed in 1889 – is “iconic”.") == words(
+        'The tower - completed in 1889 - is "iconic".'
+    )
+    assert content_stems("Pelé played for Santos") == content_stems("Pele played for Santos")
+    assert stem("Zürich") == stem("zurich") == "zurich"
+
+
+def test_spelled_and_any_script_numbers() -> None:
+    assert numbers("twenty-four hours and two hundred and fifty people") == ["24", "250"]
+    assert numbers("a dozen eggs, three thousand fans") == ["12", "3000"]
+    assert numbers("the third largest") == []  # ordinals are not counts
+    assert numbers("١٩٦٩ and १९६९ and １９６９") == ["1969", "1969", "1969"]
+    assert numbers("埃菲尔铁塔高330米") == ["330"]
+
+
+# -- any language -------------------------------------------------------------------------------------
+
+
+def test_russian_words_names_sentences_and_negation() -> None:
+    claim = "Пётр Иванов родился в Москве."
+    assert words(claim) == ["петр", "иванов", "родился", "в", "москве"]
+    assert content_stems(claim) == ["петр", "иванов", "родился", "москве"]  # 'в' is a stopword
+    assert entities(claim) == ["Пётр Иванов", "Москве"]
+    assert is_factual(claim)
+    assert negation_count("Он не был в Москве.") == 1
+    assert sentences("Он родился в 1950 г. в Москве. См. рис. 3. Т. е. всё!") == (
+        "Он родился в 1950 г. в Москве.",
+        "См. рис. 3.",
+        "Т. е. всё!",
+    )
+
+
+def test_a_russian_claim_about_someone_absent_has_content_words_missing_from_the_passage() -> None:
+    passage = set(content_stems("Анна Смирнова родилась в Москве в 1961 году."))
+    missing = [s for s in content_stems("Пётр Иванов родился в Москве.") if s not in passage]
+    assert missing == ["петр", "иванов", "родился"]
+
+
+def test_chinese_bigrams_sentences_and_questions() -> None:
+    assert words("埃菲尔铁塔位于巴黎") == ["埃菲", "菲尔", "尔铁", "铁塔", "塔位", "位于", "于巴", "巴黎"]
+    text = "埃菲尔铁塔高330米。它建于1889年！真的吗？"
+    assert sentences(text) == ("埃菲尔铁塔高330米。", "它建于1889年！", "真的吗？")
+    assert not is_factual("真的吗？")
+    passage = set(content_stems("埃菲尔铁塔位于巴黎的战神广场。"))
+    assert set(content_stems("埃菲尔铁塔在巴黎。")) <= passage  # a paraphrase finds every token
+    assert "伦敦" not in passage and "伦敦" in content_stems("埃菲尔铁塔在伦敦。")  # another city does not
+    assert negation_count("埃菲尔铁塔不在伦敦。") == 1
+
+
+def test_japanese_cuts_at_script_changes_so_reordering_keeps_every_token() -> None:
+    assert set(content_stems("東京は日本の首都です。")) == set(content_stems("日本の首都は東京です。")) == {
+        "東京", "日本", "首都",
+    }  # fmt: skip
+    assert words("アームストロングは月に着陸した") == ["アームストロング", "月", "着陸"]
+    assert negation_count("東京は首都ではない。") == 1
+
+
+def test_korean_hangul_gives_bigrams() -> None:
+    assert words("서울은 수도이다") == ["서울", "울은", "수도", "도이", "이다"]
+
+
+def test_hindi_keeps_vowel_signs_splits_at_the_danda_and_reads_devanagari_digits() -> None:
+    assert words("दिल्ली भारत की राजधानी है।") == ["दिल्ली", "भारत", "की", "राजधानी", "है"]
+    assert content_stems("दिल्ली भारत की राजधानी है।") == ["दिल्ली", "भारत", "राजधानी"]
+    assert sentences("दिल्ली भारत की राजधानी है। यह बड़ा शहर है।") == (
+        "दिल्ली भारत की राजधानी है।",
+        "यह बड़ा शहर है।",
+    )
+    assert numbers("१९४७ में") == ["1947"]
+    assert negation_count("यह सच नहीं है।") == 1
+
+
+def test_arabic_question_mark_digits_and_negation() -> None:
+    assert sentences("باريس عاصمة فرنسا. هل هذا صحيح؟ نعم.") == ("باريس عاصمة فرنسا.", "هل هذا صحيح؟", "نعم.")
+    assert not is_factual("هل هذا صحيح؟")
+    assert numbers("بني البرج عام ١٨٨٩") == ["1889"]
+    assert negation_count("ليس في باريس") == 1
+
+
+def test_greek_question_mark_and_names() -> None:
+    assert sentences("Ο Σωκράτης ήταν φιλόσοφος; Ναι, ήταν.") == ("Ο Σωκράτης ήταν φιλόσοφος;", "Ναι, ήταν.")
+    assert not is_factual("Ο Σωκράτης ήταν φιλόσοφος;")
+    assert "Σωκράτης" in entities("Ο Σωκράτης ήταν φιλόσοφος.")
+    # an English text quoting Greek keeps its semicolon ('Greek: Ηλίας; 13 September 1966')
+    assert (
+        len(sentences("He was born Elias (Greek: Ηλίας Θεοδοσόπουλος; 13 September 1966) in Melbourne.")) == 1
+    )
+
+
+def test_german_umlauts_and_abbreviations() -> None:
+    assert words("Die Straße in Zürich") == ["die", "strasse", "in", "zurich"]
+    assert content_stems("Der Eiffelturm ist 330 Meter hoch.") == [
+        "der",
+        "eiffelturm",
+        "330",
+        "meter",
+        "hoch",
+    ]
+    assert sentences("Am 20. Juli 1969 landete Apollo 11 auf dem Mond. Das war z. B. wichtig.") == (
+        "Am 20. Juli 1969 landete Apollo 11 auf dem Mond.",
+        "Das war z. B. wichtig.",
+    )
+    assert negation_count("Der Turm ist nicht in Berlin.") == 1
+
+
+def test_french_and_spanish_accents_abbreviations_and_names() -> None:
+    assert content_stems("Le musée est célèbre.") == content_stems("Le musee est celebre.")
+    assert sentences("Le 14 juil. 1789, la Bastille tombe. Elle était vide.") == (
+        "Le 14 juil. 1789, la Bastille tombe.",
+        "Elle était vide.",
+    )
+    assert sentences("El Sr. García nació en 1950. Vivió en Madrid.") == (
+        "El Sr. García nació en 1950.",
+        "Vivió en Madrid.",
+    )
+    assert "García" in entities("El Sr. García nació en 1950.")
+    assert sentences("Created by Ross Bagdasarian, Sr. The films were made by Fox – in 2007.")[0] == (
+        "Created by Ross Bagdasarian, Sr."
+    )
+
+
+def test_clauses_split_foreign_conjunctions_and_fullwidth_semicolons() -> None:
+    assert clauses("Париж является столицей Франции, а Лион является третьим городом.") == [
+        "Париж является столицей Франции.",
+        "Лион является третьим городом.",
+    ]
+    assert clauses("埃菲尔铁塔位于法国巴黎；它建于一八八九年") == [
+        "埃菲尔铁塔位于法国巴黎。",
+        "它建于一八八九年。",
+    ]
+
+
+def test_noncommittal_and_filler_in_other_languages() -> None:
+    assert (
+        is_noncommittal("Я не знаю.") and is_noncommittal("我不知道。") and is_noncommittal("Je ne sais pas.")
+    )
+    assert not is_factual("Спасибо!") and not is_factual("Merci !")
+
+
+def test_windows_carry_numbers_and_quantities() -> None:
+    first, _second, pair = windows("The tower is 330 metres tall. It opened on 31 March 1889.", 0)
+    assert first.numbers == {"330"} and [q.text for q in first.quantities] == ["330 metres"]
+    assert [q.text for q in pair.quantities] == ["330 metres", "31 March 1889"]
+    assert pair.text[slice(*pair.quantities[1].span)] == "31 March 1889"
+
+
+# -- quantities ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("2 years", "24 months"),
+        ("90 minutes", "1.5 hours"),
+        ("5 km", "5,000 metres"),
+        ("1 mile", "1.6 km"),
+        ("2 kg", "2000 grams"),
+        ("$5", "5 USD"),
+        ("5 dollars", "US$ 5"),
+        ("$5 million", "$5,000,000"),
+        ("€3.2bn", "3,200 million euros"),
+        ("10%", "10 percent"),
+        ("10 per cent", "10 %"),
+        ("3 GB", "3,000 MB"),
+        ("100 °C", "212 °F"),
+        ("60 mph", "96.56 km/h"),
+        ("5 sq km", "5 square kilometres"),
+        ("twenty-four hours", "1 day"),
+        ("half an hour", "30 minutes"),
+        ("two hundred and fifty people", "250 people"),
+        ("a dozen eggs", "12 eggs"),
+        ("1.5 million visitors", "1,500,000 visitors"),
+        ("three thousand fans", "3 000 fans"),
+        ("330米", "330 metres"),
+        ("5 километров", "5 km"),
+        ("24 Stunden", "1 day"),
+    ],
+)
+def test_the_same_amount_in_other_words_is_supported(a: str, b: str) -> None:
+    assert same(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("July 20, 1969", "20 July 1969"),
+        ("20 July 1969", "20/07/1969"),
+        ("20/07/1969", "1969-07-20"),
+        ("July 20th, 1969", "the 20th of July, 1969"),
+        ("20 июля 1969 года", "1969年7月20日"),
+        ("20. Juli 1969", "20 de julio de 1969"),
+        ("le 20 juillet 1969", "July 20 1969"),
+        ("March 1889", "mars 1889"),
+    ],
+)
+def test_the_same_date_in_other_words_is_supported(a: str, b: str) -> None:
+    assert same(a, b)
+
+
+def test_a_less_specific_date_is_supported_a_more_specific_one_is_not() -> None:
+    assert supports(one("March 1889"), one("in 1889"))  # a bare year
+    assert supports(one("31 March 1889"), one("March 1889"))
+    assert supports(one("20 July 1969"), one("20 July"))
+    assert not supports(one("1889"), one("March 1889"))
+    assert not supports(one("March 1889"), one("31 March 1889"))
+
+
+def test_ambiguous_numeric_dates_accept_both_readings() -> None:
+    date = one("03/04/2020")
+    assert date.ambiguous and (date.day, date.month) == (3, 4)
+    assert supports(date, one("3 April 2020")) and supports(date, one("March 4, 2020"))
+    assert not conflicts(date, one("April 3, 2020")) and conflicts(date, one("5 April 2020"))
+    assert not one("13/04/2020").ambiguous and one("04/13/2020").month == 4  # only one reading fits
+
+
+def test_a_bare_number_matches_any_unit_with_that_number() -> None:
+    assert supports(one("30 days"), one("30"))
+    assert supports(one("30"), one("30 days"))
+    assert supports(one("10%"), one("10"))
+    assert not supports(one("30 days"), one("31"))
+
+
+@pytest.mark.parametrize(
+    ("ref", "claim"),
+    [
+        ("300 metres", "330 metres"),
+        ("1 km", "1 mile"),
+        ("4 weeks", "1 month"),
+        ("$5 million", "$6 million"),
+        ("10%", "12 percent"),
+        ("20 °C", "25 °C"),
+        ("1889", "1925"),  # as years
+        ("March 1889", "1925"),
+        ("20 July", "21 July"),
+        ("20 July 1969", "20 August"),
+        ("3 moons", "4 moons"),
+        ("the third largest", "the second largest"),
+        ("7 million visitors", "8 million visitors"),
+    ],
+)
+def test_a_different_value_of_the_same_thing_conflicts(ref: str, claim: str) -> None:
+    assert conflicts(one(ref), one(claim)) and not supports(one(ref), one(claim))
+
+
+@pytest.mark.parametrize(
+    ("ref", "claim"),
+    [
+        ("300 metres", "300 kg"),  # other dimensions
+        ("$5", "€6"),  # other currencies: no exchange rates
+        ("3 moons", "4 rings"),  # other things counted
+        ("300", "330 metres"),  # a bare number has no unit to compare
+        ("1 mile", "1.6 km"),  # rounding
+        ("July 1969", "20 July 1969"),  # less specific, not contradictory
+        ("1,889 people", "1925"),  # not a year
+    ],
+)
+def test_unrelated_or_compatible_quantities_do_not_conflict(ref: str, claim: str) -> None:
+    assert not conflicts(one(ref), one(claim))
+
+
+def test_ranges_share_their_unit() -> None:
+    low, high = quantities("It takes 3-4 days and costs $3–4 million.")[:2]
+    assert (low.kind, low.value, high.value) == ("duration", 3 * 86400.0, 4 * 86400.0)
+    cost_low, cost_high = quantities("It takes 3-4 days and costs $3–4 million.")[2:]
+    assert (cost_low.kind, cost_low.value, cost_high.kind, cost_high.value) == (
+        "money:USD",
+        3e6,
+        "money:USD",
+        4e6,
+    )
+    assert [q.kind for q in quantities("between 5 and 10 km")] == ["length", "length"]
+
+
+def test_identifiers_decades_times_and_versions_are_not_quantities() -> None:
+    assert quantities("A380, 3D, 5G, the 1990s, at 10:30, version 2.3.1") == ()
+    assert [q.value for q in quantities("COVID-19 cases fell 5-10%")] == [19.0, 5.0, 10.0]
+
+
+def test_quantity_kinds_and_spans() -> None:
+    text = "Apollo 11 landed on July 20, 1969, after 102 hours; it cost $25.4 billion."
+    found = quantities(text)
+    assert [(q.kind, q.text) for q in found] == [
+        ("number", "11"),
+        ("date", "July 20, 1969"),
+        ("duration", "102 hours"),
+        ("money:USD", "$25.4 billion"),
+    ]
+    assert all(text[slice(*q.span)] == q.text for q in found)
+    assert found[3].value == pytest.approx(25.4e9) and found[2].unit == "h"
+    assert one("753 BC").year == -753 and one("1961 года").year == 1961 and one("１９６９年").year == 1969
+    assert one("438 π.Χ.").year == -438 and one("公元前221年").year == -221 and one("AD 1066").year == 1066
+
+
+def test_claim_quantities_found_names_the_missing_and_the_contradicted() -> None:
+    refs = quantities("The tower is 330 metres tall. It opened in March 1889 and has 3 restaurants.")
+    window = quantities("The tower is 330 metres tall.")
+    claim = quantities("The 300 metres tall tower opened in 1889 with 2 restaurants and 5 lifts.")
+    missing, contradicted = claim_quantities_found(claim, refs, window)
+    assert [q.text for q in missing] == ["300 metres", "2", "5"]
+    assert [q.text for q in contradicted] == ["300 metres"]
+    assert [q.text for q in claim_quantities_found(claim, refs)[1]] == [
+        "300 metres",
+        "2",
+    ]  # 2 vs 3 restaurants
