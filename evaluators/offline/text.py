@@ -115,8 +115,8 @@ def words(text: str) -> list[str]:
     lowered = text.lower().replace("’", "'")
     if lowered.isascii():
         return _ASCII_WORDS(lowered)
-    folded = ml.token_text(lowered)
-    return _ASCII_WORDS(folded) if folded.isascii() else ml.unicode_words(folded)
+    folded, plain = ml.token_text(lowered)
+    return _ASCII_WORDS(folded) if plain else ml.unicode_words(folded)
 
 
 def content_stems(text: str) -> list[str]:
@@ -126,10 +126,10 @@ def content_stems(text: str) -> list[str]:
 
 def negation_count(text: str) -> int:
     """Negation words and "n't" endings (CJK: negation characters), hyphenated compounds excepted."""
-    lowered = text.lower().replace("’", "'")
+    lowered, plain = text.lower().replace("’", "'"), True
     if not lowered.isascii():
-        lowered = ml.token_text(lowered)
-    if lowered.isascii():
+        lowered, plain = ml.token_text(lowered)
+    if plain:
         return sum(1 for w in _UNSPLIT_WORD.findall(lowered) if w in NEGATIONS or w.endswith("n't"))
     tokens = ml.unicode_words(_INNER_HYPHEN.sub("", lowered))
     return sum(1 for w in tokens if w in NEGATIONS or w.endswith("n't")) + len(ml.CJK_NEGATION.findall(text))
