@@ -43,8 +43,9 @@ _HAN_BREAKS = re.compile("[的了是在和与及吗呢吧啊也而]")  # particl
 # Negation in CJK text, counted on the text (tokens are bigrams): 不/没 (Chinese, kanji), ない/ません/
 # なかっ (Japanese), 않/못/없/아니 (Korean).
 CJK_NEGATION = re.compile("不|没|沒|ない|なかっ|ません|않|못|없|아니")
-_HAS_CJK = re.compile(f"[{CJK}]")
-_SPECIAL_STOPS = re.compile(f"[{CJK}{GREEK}。！？｡︒।॥؟۔።፧։]")
+_CJK_BMP = CJK.replace("\U00020000-\U0002ffff", "")  # (scans: an astral range makes a class slow)
+_HAS_CJK = re.compile(f"[{_CJK_BMP}]")
+_SPECIAL_STOPS = re.compile(f"[{_CJK_BMP}{GREEK}。！？｡︒।॥؟۔።፧։]")
 
 _FRACTION_AFTER_DIGIT = re.compile("(\\d)(\\d\u2044)")
 _MAY_HAVE_ACCENTS = re.compile("[\u00c0-\u036f\u1e00-\u1eff]")  # one scan, then the exact sub:
@@ -124,9 +125,9 @@ STOPWORDS = _folded_set(
     тот та те того кто при об про над под после через между который которая которое которые которого
     которой также является являются ним них нас вам им ими
     ist sich zu ein eine einen einem einer eines auch wird werden wurde wurden sind sein seine ihre
-    nach noch nur bei dass daß vor bis seit sowie unter durch wenn diese dieser dieses zum zur vom ich sie
+    nach noch bei dass daß vor bis seit sowie unter durch wenn diese dieser dieses zum zur vom ich sie
     ihm ihn aber oder
-    une dans avec cette ces ils elles nous vous mais comme leur leurs été était sont ont qui que
+    une dans avec cette ils elles nous vous mais comme leur leurs été était sont ont qui que
     unos unas fue sobre entre este esta estos estas ese muy también
     gli delle degli sono hanno anche nella nelle tra fra
     ο η το οι τα του της των τον την και είναι σε στο στη στην με για από ένα μια που ως θα να

@@ -46,7 +46,7 @@ _CLAUSE_BREAK = re.compile(
 _LEADING_CONJUNCTION = re.compile(
     rf"^(?:(?:{_CONJUNCTIONS}|{_OTHER_CONJUNCTIONS})\s+|(?:但是?|而|然而)，?)", re.IGNORECASE
 )
-_HAS_CJK = re.compile(f"[{ml.CJK}]")
+_HAS_CJK = re.compile(f"[{ml.CJK}]")  # (only on short clauses)
 _LATIN_LETTER = re.compile("[A-Za-z]")
 _NONCOMMITTAL = re.compile(
     r"\b(i (?:do not|don't|cannot|can't) (?:know|say|tell|answer)|i am not sure|i'm not sure|"
@@ -64,7 +64,7 @@ NEGATIONS = ml.NEGATIONS | frozenset(
     didn't don't hasn't haven't hadn't won't wouldn't can't couldn't shouldn't mustn't lacks unable false
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
-STOPWORDS = ml.STOPWORDS | frozenset(
+_ENGLISH_STOPWORDS = frozenset(
     """
     a an the and or but if then else of to in on at by for with from into onto over under as is are
     was were be been being am do does did doing has have had having it its it's this that these
@@ -75,6 +75,7 @@ STOPWORDS = ml.STOPWORDS | frozenset(
     they're let's
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
+STOPWORDS = ml.STOPWORDS | _ENGLISH_STOPWORDS
 NUMBER_WORDS = {w: str(v) for w, v in (*CARDINALS.items(), *TENS.items(), *BIG.items(), ("dozen", 12))}
 _SUFFIXES = ("ingly", "edly", "ing", "ies", "ied", "ed", "es", "s", "ly")
 
@@ -139,10 +140,13 @@ def numbers(text: str) -> list[str]:
     """Numbers in canonical form ('1,000' -> '1000', '5.50' -> '5.5', '٣' -> '3', 'three' -> '3',
     'twenty-four' -> '24'), digits first, then spelled-out ones (not ordinals), each in order."""
     found: list[str] = []
-    for match in (_NUMBER if text.isascii() else _NUMBER_ANY_SCRIPT).finditer(text):
-        integer = ml.ascii_digits(match.group(1)).replace(",", "")
-        fraction = ml.ascii_digits(match.group(2) or "").rstrip("0")
-        value = integer.lstrip("0") or "0"
+    ascii_text = text.isascii()
+    for match in (_NUMBER if ascii_text else _NUMBER_ANY_SCRIPT).finditer(text):
+        integer, fraction = match.group(1), match.group(2) or ""
+        if not ascii_text:
+            integer, fraction = ml.ascii_digits(integer), ml.ascii_digits(fraction)
+        value = integer.replace(",", "").lstrip("0") or "0"
+        fraction = fraction.rstrip("0")
         found.append(f"{value}.{fraction}" if fraction else value)
     found.extend(
         str(int(v)) if v.is_integer() else str(v) for v, ordinal in spelled_numbers(text) if not ordinal
@@ -160,7 +164,7 @@ def entities(text: str, *, common: frozenset[str] | set[str] = frozenset()) -> l
     if not text.isascii():
         text = unicodedata.normalize("NFC", text)
     found: dict[str, None] = {}
-    fold_word = str.lower if text.isascii() else ml.fold
+    fold_word = str.lower if text.isascii() else _fold_word
     for match in _CAPITALISED.finditer(text):
         span = match.group(0).strip(" .,'’-&").removesuffix("'s").removesuffix("’s")
         start = match.start()
@@ -169,9 +173,16 @@ def entities(text: str, *, common: frozenset[str] | set[str] = frozenset()) -> l
         if sentence_start and (first in STOPWORDS or stem(first) in common or first in NEGATIONS):
             span = " ".join(span.split()[1:])
         folded = fold_word(span)
-        if span and folded not in STOPWORDS and folded not in NEGATIONS:
+        acronym = (
+            span.isupper() and folded in ml.STOPWORDS and folded not in _ENGLISH_STOPWORDS
+        )  # 'IST', 'CES'
+        if span and (acronym or folded not in STOPWORDS) and folded not in NEGATIONS:
             found[span] = None
     return list(found)
+
+
+def _fold_word(word: str) -> str:
+    return word.lower() if word.isascii() else ml.fold(word)
 
 
 @lru_cache(maxsize=8192)
@@ -185,9 +196,8 @@ def sentences(text: str) -> tuple[str, ...]:
             continue
         if block.isascii():
             found = nupunkt.sent_tokenize(block)  # plain strings (tuples only when asked for spans)
-            result.extend(
-                _rejoin([s.strip() for s in found if isinstance(s, str) and s.strip()], titles=False)
-            )
+            found = [s.strip() for s in found if isinstance(s, str) and s.strip()]
+            result.extend(_rejoin(found, titles=False) if len(found) > 1 else found)
         else:
             pieces = _hard_pieces(block) if ml.has_special_stops(block) else [block]
             result.extend(_rejoin([s for piece in pieces for s in _punkt(piece)], titles=True))
@@ -208,9 +218,6 @@ def _punkt(piece: str) -> list[str]:
     return [s.strip() for s in nupunkt.sent_tokenize(piece) if isinstance(s, str) and s.strip()]
 
 
-_TRAILING_ABBREVIATION = re.compile(r"(?:^|(?<=[\s(«„\"']))([^\W\d_]{1,8}|\d{1,2})\.$")
-
-
 def _rejoin(found: list[str], *, titles: bool) -> list[str]:
     """Undo nupunkt's cuts after '20.' before a month and after a non-English abbreviation before a
     lower-case word or a digit; and, in text that is not ASCII, after a title before a name (English
@@ -218,22 +225,26 @@ def _rejoin(found: list[str], *, titles: bool) -> list[str]:
     merged: list[str] = []
     for sentence in found:
         previous = merged[-1] if merged else ""
-        last = (
-            _TRAILING_ABBREVIATION.search(previous, max(0, len(previous) - 12))
-            if previous[-1:] == "."
-            else None
-        )
-        word = ml.fold(last.group(1)) if last else ""
-        head = sentence[:1]
-        if last and (
-            (titles and word in ml.TITLES and ml.fold(sentence.split()[0]) not in STOPWORDS)
-            or (word in ml.ABBREVIATIONS and (head.islower() or head.isdigit()))
-            or (word.isdigit() and ml.fold(sentence.split()[0].rstrip(".,")) in ml.MONTHS)
+        tail = previous[previous.rfind(" ") + 1 : -1].lstrip("(«„\"'") if previous.endswith(".") else ""
+        if (
+            tail
+            and len(tail) <= 8
+            and _continues(tail.lower() if tail.isascii() else ml.fold(tail), sentence, titles)
         ):
-            merged[-1] = f"{merged[-1]} {sentence}"
+            merged[-1] = f"{previous} {sentence}"
         else:
             merged.append(sentence)
     return merged
+
+
+def _continues(word: str, sentence: str, titles: bool) -> bool:
+    """Whether `sentence` continues the one that ended with `word` and a full stop."""
+    head = sentence[:1]
+    if word.isdigit():  # '20.' before 'Juli 1969'
+        return len(word) <= 2 and ml.fold(sentence.split()[0].rstrip(".,")) in ml.MONTHS
+    if word in ml.ABBREVIATIONS and (head.islower() or head.isdigit()):
+        return True
+    return titles and word in ml.TITLES and ml.fold(sentence.split()[0]) not in STOPWORDS
 
 
 def clauses(sentence: str, *, min_words: int = 4) -> list[str]:

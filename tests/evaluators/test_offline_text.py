@@ -56,6 +56,11 @@ def test_english_tokens_stems_numbers_and_names_are_unchanged() -> None:
     assert stem("starring") == stem("starred") == "starr"
 
 
+def test_foreign_stopwords_leave_english_names_and_acronyms_alone() -> None:
+    assert entities("Uber, MIT and the IST team met Nas at CES.") == ["Uber", "MIT", "IST", "Nas", "CES"]
+    assert content_stems("Uber fur est") == ["uber", "fur", "est"]
+
+
 def test_hyphens_split_words_so_in_sync_matches_in_sync() -> None:
     assert (
         content_stems("The replicas are in-sync.")
