@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import random
@@ -118,16 +119,24 @@ def make_all(make: Any, first: int, n: int) -> list[dict[str, Any]]:
 
 
 def run_sidecar(records: list[dict[str, Any]]) -> list[Any]:
-    """The five metrics as a sidecar worker process scores them (`offline_worker.score`)."""
+    """The five metrics as a sidecar worker process scores them (`offline_worker.score`), with the
+    worker's garbage-collector settings while it scores, and the library's defaults again after."""
     from collector.judging import offline_worker
     from evaluators import TestCase
 
+    outside = gc.get_threshold()
     if not _WORKER:  # the worker process's initializer, once; it ignores Ctrl-C, a benchmark must not
         handler = signal.getsignal(signal.SIGINT)
         offline_worker.start({}, {})
         signal.signal(signal.SIGINT, handler)
         _WORKER.append(offline_worker)
-    return [offline_worker.score(TestCase.model_validate(r), FIVE) for r in records]
+    gc.freeze()
+    gc.set_threshold(*getattr(offline_worker, "GC_THRESHOLDS", outside))  # older workers: defaults
+    try:
+        return [offline_worker.score(TestCase.model_validate(r), FIVE) for r in records]
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*outside)
 
 
 _WORKER: list[Any] = []
