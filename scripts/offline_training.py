@@ -12,8 +12,6 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import json
-import random
-import re
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -25,7 +23,6 @@ import numpy as np
 from evaluators.offline.features import Evidence, GroundingFeaturizer, prepare
 from evaluators.offline.judge import answer_claims
 from evaluators.offline.model import LogisticModel
-from evaluators.offline.text import entities, sentences
 
 TASK_FIELDS = {
     "qa": ("knowledge", "question", "right_answer", "hallucinated_answer"),
@@ -150,57 +147,3 @@ def length_matched(items: Sequence[LabelledAnswer], seed: int = 0) -> list[int]:
         keep = min(len(pos), len(neg))
         chosen += list(rng.permutation(pos)[:keep]) + list(rng.permutation(neg)[:keep])
     return sorted(int(i) for i in chosen)
-
-
-_AUXILIARY = re.compile(r"\b(is|was|are|were|has|have|had|can|will|does|did|could|would|should)\b(?! not)")
-_NOT = re.compile(r"\s+(?:not|never)\b")
-_DIGITS = re.compile(r"\b\d+\b")
-
-
-def perturbations(sentence: str, other_names: Sequence[str], rng: random.Random) -> list[tuple[str, str]]:
-    """FactCC-style synthetic contradictions of a true sentence: flipped negation, changed
-    number, swapped name. They teach the model what its rare features (negation, numbers, names)
-    are worth, which HaluEval alone barely shows it."""
-    out: list[tuple[str, str]] = []
-    if _NOT.search(sentence):
-        out.append((_NOT.sub("", sentence, count=1), "negation"))
-    elif _AUXILIARY.search(sentence):
-        out.append((_AUXILIARY.sub(lambda m: f"{m.group(1)} not", sentence, count=1), "negation"))
-    numbers_found = _DIGITS.findall(sentence)
-    if numbers_found:
-        old = rng.choice(numbers_found)
-        value = int(old)
-        new = value + rng.choice([-1, 1]) * rng.randint(1, 9 if value > 1000 else max(2, value // 2))
-        out.append(
-            (
-                re.sub(rf"\b{old}\b", str(max(new, 0) if new != value else value + 1), sentence, count=1),
-                "number",
-            )
-        )
-    names = [n for n in entities(sentence) if len(n) > 3]
-    if names and other_names:
-        old_name = rng.choice(names)
-        candidates = [n for n in other_names if n != old_name and n.lower() not in sentence.lower()]
-        if candidates:
-            out.append((sentence.replace(old_name, rng.choice(candidates), 1), "entity"))
-    return out
-
-
-def synthetic_answers(items: Sequence[LabelledAnswer], limit: int, seed: int = 7) -> list[LabelledAnswer]:
-    """True context sentences (label 1) beside their synthetic contradictions (label 0), balanced."""
-    rng = random.Random(seed)
-    pool = [a for a in items if a.label == 1]
-    rng.shuffle(pool)
-    names = [n for a in pool[:2000] for n in entities(a.context) if len(n) > 3]
-    out: list[LabelledAnswer] = []
-    for a in pool:
-        if len(out) >= limit:
-            break
-        sents = [s for s in sentences(a.context) if 6 <= len(s.split()) <= 40]
-        if not sents:
-            continue
-        sentence = rng.choice(sents)
-        for text, _kind in perturbations(sentence, names, rng):
-            out.append(LabelledAnswer(a.task, a.pair, a.context, a.question, sentence, 1))
-            out.append(LabelledAnswer(a.task, a.pair, a.context, a.question, text, 0))
-    return out

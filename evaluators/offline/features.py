@@ -139,30 +139,31 @@ class GroundingFeaturizer:
 
     def evidence(self, claim: str, refs: References, question: str = "") -> Evidence:
         asked_quantities = quantities(question) if question else ()
-        claim_quantities = [q for q in quantities(claim) if not any(supports(a, q) for a in asked_quantities)]
+        all_claim_quantities = quantities(claim)
+        claim_quantities = [
+            q for q in all_claim_quantities if not any(supports(a, q) for a in asked_quantities)
+        ]
         missing_quantities = [
             q for q in claim_quantities if not any(supports(r, q) for r in refs.all_quantities)
         ]
         # A supported amount is matched as a whole ('0.33 km' for '330 metres'): its words leave the
         # word features, which would otherwise call '0.33' and 'km' missing.
-        matched = {w for q in quantities(claim) if q not in missing_quantities for w in words(q.text)}
+        matched = {w for q in all_claim_quantities if q not in missing_quantities for w in words(q.text)}
         surface = list(dict.fromkeys(w for w in words(claim) if _is_content(w) and w not in matched))
         stems = [stem(w) for w in surface]
         weights = np.array([self.idf.weight(s) for s in stems], dtype=float)
         asked = frozenset(content_stems(question)) if question else frozenset()
         novel_mask = np.array([s not in asked for s in stems], dtype=bool)
-        dated = {w for q in quantities(claim) for w in words(q.text)}  # 'March 1889' is a date, not a name
+        dated = {w for q in all_claim_quantities for w in words(q.text)}  # 'March 1889' is a date, not a name
         names = [n for n in self._names(claim, question) if not set(words(n)) <= dated]
         name_words = {w for n in names for w in words(n)}
         softable = np.array([not w[0].isdigit() and w not in name_words for w in surface], dtype=bool)
 
-        weight_list, novel_weights = weights.tolist(), weights * novel_mask
+        weight_list, novel_list = weights.tolist(), (weights * novel_mask).tolist()
         exact = [(_recall(stems, weight_list, w.stems), w) for w in refs.windows]
         best_recall, best = max(exact, key=lambda e: e[0], default=(0.0, None))
         sentence = max((e for e in exact if e[1].single), key=lambda e: e[0], default=None)
-        novel_exact = max(
-            (_recall(stems, novel_weights.tolist(), w.stems) for w in refs.windows), default=0.0
-        )
+        novel_exact = max((_recall(stems, novel_list, w.stems) for w in refs.windows), default=0.0)
         soft_best, soft_novel, soft_window, soft_per_word = 0.0, 0.0, best, np.zeros(len(stems))
         for _, candidate in sorted(exact, key=lambda e: -e[0])[:_SOFT_WINDOWS]:
             matches = self._matches(surface, stems, softable, candidate)
@@ -191,8 +192,8 @@ class GroundingFeaturizer:
             )
         )
         missing_names = tuple(e for e in names if not self._entity_found(e, refs))
-        elsewhere = self._swapped_names(claim, names, missing_names, window)
         names_others = window is not None and self._names_others(claim, window)
+        elsewhere = self._swapped_names(names, missing_names, window) if names_others else []
         # Polarity needs a clause: an answer fragment ('sister company', 'no') has none to flip.
         clause = len(claim.split()) >= _CLAUSE_WORDS
         flip = clause and sentence is not None and (negation_count(claim) % 2) != (sentence[1].negations % 2)
@@ -207,7 +208,7 @@ class GroundingFeaturizer:
             best_recall,
             _recall(stems, weight_list, refs.all_stems),
             novel_exact if novel_mask.any() else 1.0,
-            _recall(stems, novel_weights.tolist(), refs.all_stems) if novel_mask.any() else 1.0,
+            _recall(stems, novel_list, refs.all_stems) if novel_mask.any() else 1.0,
             soft_best,
             soft_novel if novel_mask.any() else 1.0,
             max_missing,
@@ -267,13 +268,12 @@ class GroundingFeaturizer:
             ]
         return tuple(found[:3])
 
-    def _swapped_names(
-        self, claim: str, names: list[str], missing: tuple[str, ...], best: Window | None
-    ) -> list[str]:
-        """Names of the claim found in the references but not in its best window, when that window
-        names someone else instead ('Saturn is the largest' against 'Jupiter is the largest'). A
-        window naming nobody is just a coreference ('The tower is 330 metres tall')."""
-        if best is None or not self._names_others(claim, best):
+    @staticmethod
+    def _swapped_names(names: list[str], missing: tuple[str, ...], best: Window | None) -> list[str]:
+        """Names of the claim found in the references but not in its best window. Called only when
+        that window names someone else instead ('Saturn is the largest' against 'Jupiter is the
+        largest'): a window naming nobody is just a coreference ('The tower is 330 metres tall')."""
+        if best is None:
             return []
         window = best.text.lower()
         return [e for e in names if e not in missing and e.lower() not in window]
