@@ -8,6 +8,7 @@ restates the question. The evidence is kept so that a verdict can name what fail
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -15,6 +16,7 @@ from functools import lru_cache
 import numpy as np
 
 from evaluators.offline import alignment
+from evaluators.offline.focus import focus
 from evaluators.offline.idf import IdfTable, default_idf
 from evaluators.offline.lexicon import antonym
 from evaluators.offline.quantities import Quantity, conflicts, quantities, supports
@@ -48,6 +50,8 @@ FEATURE_NAMES: tuple[str, ...] = (
 )
 _SOFT_WINDOWS = 3  # soft alignment runs on the windows with the best exact recall only (speed)
 _SOFT_FULL = 0.5  # a soft match at least this strong counts as found (for 'missing' words)
+_CAPITALISED_WORD = re.compile(r"\b[A-Z]\w*")  # (a name's words do not decide which clause it is about)
+_OWN_SENTENCE = 0.8  # polarity is compared with a sentence matching this share of the best window's recall
 _CLAUSE_WORDS = 4  # shorter claims are answer fragments: negation and antonyms are not compared
 
 
@@ -59,6 +63,7 @@ class References:
     windows: tuple[Window, ...]
     node_stems: tuple[frozenset[str], ...]
     all_stems: frozenset[str]
+    node_quantities: tuple[tuple[Quantity, ...], ...]
     all_quantities: tuple[Quantity, ...]
     lowered: str
 
@@ -67,12 +72,14 @@ class References:
 def prepare(texts: tuple[str, ...]) -> References:
     all_windows = tuple(w for i, t in enumerate(texts) for w in windows(t, i))
     node_stems = tuple(frozenset(content_stems(t)) for t in texts)
+    node_quantities = tuple(quantities(t) for t in texts)
     return References(
         texts=texts,
         windows=all_windows,
         node_stems=node_stems,
         all_stems=frozenset().union(*node_stems),
-        all_quantities=tuple(q for t in texts for q in quantities(t)),
+        node_quantities=node_quantities,
+        all_quantities=tuple(q for node in node_quantities for q in node),
         lowered=" ".join(texts).lower(),
     )
 
@@ -119,6 +126,15 @@ class Evidence:
         return swapped_number or swapped_name or self.negation_flip or bool(self.antonyms)
 
 
+def _with_amounts(
+    stems: frozenset[str], stated: Sequence[Quantity], amounts: dict[str, Quantity]
+) -> frozenset[str]:
+    """A text's stems plus the tokens of the claim's amounts that it states."""
+    if not amounts:
+        return stems
+    return stems | {t for t, q in amounts.items() if any(supports(r, q) for r in stated)}
+
+
 def _recall(stems: Sequence[str], weights: Sequence[float], pool: frozenset[str]) -> float:
     total = sum(weights)
     if total <= 0.0:
@@ -147,68 +163,113 @@ class GroundingFeaturizer:
             q for q in claim_quantities if not any(supports(r, q) for r in refs.all_quantities)
         ]
         # A supported amount is matched as a whole ('0.33 km' for '330 metres'): its words leave the
-        # word features, which would otherwise call '0.33' and 'km' missing.
-        matched = {w for q in all_claim_quantities if q not in missing_quantities for w in words(q.text)}
+        # word features, which would otherwise call '0.33' and 'km' missing, and it counts as one
+        # token found where a quantity supports it (so 'came out on September 14, 2023' is judged
+        # on the date it states, not on 'came').
+        found = [q for q in all_claim_quantities if q not in missing_quantities]
+        matched = {w for q in found for w in words(q.text)}
         surface = list(dict.fromkeys(w for w in words(claim) if _is_content(w) and w not in matched))
         stems = [stem(w) for w in surface]
-        weights = np.array([self.idf.weight(s) for s in stems], dtype=float)
+        weight_of = [self.idf.weight(s) for s in stems]
         asked = frozenset(content_stems(question)) if question else frozenset()
-        novel_mask = np.array([s not in asked for s in stems], dtype=bool)
+        novel = [s not in asked for s in stems]
+        amounts = {f"#{q.text}": q for q in found}
+        for token, q in amounts.items():
+            surface.append(token)
+            stems.append(token)
+            weight_of.append(max((self.idf.weight(stem(w)) for w in words(q.text)), default=1.0))
+            novel.append(q in claim_quantities)
+        weights = np.array(weight_of, dtype=float)
+        novel_mask = np.array(novel, dtype=bool)
         dated = {w for q in all_claim_quantities for w in words(q.text)}  # 'March 1889' is a date, not a name
         names = [n for n in self._names(claim, question) if not set(words(n)) <= dated]
         name_words = {w for n in names for w in words(n)}
-        softable = np.array([not w[0].isdigit() and w not in name_words for w in surface], dtype=bool)
+        softable = np.array(
+            [not w[0].isdigit() and w not in name_words and w not in amounts for w in surface], dtype=bool
+        )
+        pools = {w: _with_amounts(w.stems, w.quantities, amounts) for w in refs.windows}
+        node_pools = [
+            _with_amounts(p, q, amounts) for p, q in zip(refs.node_stems, refs.node_quantities, strict=True)
+        ]
+        all_pool = refs.all_stems | frozenset(amounts)
 
         weight_list, novel_list = weights.tolist(), (weights * novel_mask).tolist()
-        exact = [(_recall(stems, weight_list, w.stems), w) for w in refs.windows]
+        exact = [(_recall(stems, weight_list, pools[w]), w) for w in refs.windows]
         best_recall, best = max(exact, key=lambda e: e[0], default=(0.0, None))
-        sentence = max((e for e in exact if e[1].single), key=lambda e: e[0], default=None)
-        novel_exact = max((_recall(stems, novel_list, w.stems) for w in refs.windows), default=0.0)
+        # The sentence the claim's words (not its amounts, which may be swapped) match best.
+        word_list = [0.0 if s in amounts else w for s, w in zip(stems, weight_list, strict=True)]
+        sentence = max(
+            ((_recall(stems, word_list, w.stems), w) for w in refs.windows if w.single),
+            key=lambda e: e[0],
+            default=None,
+        )
+        novel_exact = max((_recall(stems, novel_list, pools[w]) for w in refs.windows), default=0.0)
         soft_best, soft_novel, soft_window, soft_per_word = 0.0, 0.0, best, np.zeros(len(stems))
         for _, candidate in sorted(exact, key=lambda e: -e[0])[:_SOFT_WINDOWS]:
-            matches = self._matches(surface, stems, softable, candidate)
+            matches = self._matches(surface, stems, softable, candidate, pools[candidate])
             recall = _soft_recall(weights, matches)
             if soft_window is None or recall > soft_best:
                 soft_best, soft_window, soft_per_word = recall, candidate, matches
             soft_novel = max(soft_novel, _soft_recall(weights[novel_mask], matches[novel_mask]))
-        node_recalls = [_recall(stems, weight_list, pool) for pool in refs.node_stems]
+        node_recalls = [_recall(stems, weight_list, pool) for pool in node_pools]
         recall_node = max(node_recalls, default=0.0)
         supporting = tuple(i for i, r in enumerate(node_recalls) if r >= 0.5 and r >= recall_node - 0.15)
 
         missing = [
             (stems[i], float(weights[i]))
             for i in range(len(stems))
-            if novel_mask[i] and stems[i] not in refs.all_stems and soft_per_word[i] < _SOFT_FULL
+            if novel_mask[i] and stems[i] not in all_pool and soft_per_word[i] < _SOFT_FULL
         ]
         max_missing = max((w for _, w in missing), default=0.0) / self.idf.max_weight
 
         window = soft_window
-        said = tuple(
-            dict.fromkeys(
-                r.text
-                for q in missing_quantities
-                for r in (window.quantities if window else ())
-                if conflicts(r, q)
-            )
-        )
+        # A value the context states elsewhere is still swapped when the sentence matching the rest
+        # of the claim states another ('4 weeks' before leave, where 4 weeks is someone else's leave).
+        here = sentence[1] if sentence else None
+        moved = [
+            q
+            for q in claim_quantities
+            if q not in missing_quantities
+            and here is not None
+            and not any(supports(r, q) for r in here.quantities)
+        ]
+        conflicting = [
+            (q, r.text)
+            for q, stated in ((q, window.quantities if window else ()) for q in missing_quantities)
+            for r in stated
+            if conflicts(r, q)
+        ] + [(q, r.text) for q in moved for r in (here.quantities if here else ()) if conflicts(r, q)]
+        said = tuple(dict.fromkeys(text for _, text in conflicting))
         missing_names = tuple(e for e in names if not self._entity_found(e, refs))
+        clause_text = (
+            focus(here, stems, word_list, frozenset(stem(w) for w in _CAPITALISED_WORD.findall(claim)))
+            if here
+            else None
+        )
         names_others = window is not None and self._names_others(claim, window)
         elsewhere = self._swapped_names(names, missing_names, window) if names_others else []
-        # Polarity needs a clause: an answer fragment ('sister company', 'no') has none to flip.
+        if not elsewhere and clause_text and self._names_others(claim, clause_text):
+            elsewhere = self._swapped_names(names, missing_names, clause_text)
+        # Polarity needs a clause: an answer fragment ('sister company', 'no') has none to flip; and
+        # a sentence that is the claim's, not one of two it draws on ('Ibuprofen should not be taken
+        # by ...' next to 'Taking it with food can reduce stomach upset').
         clause = len(claim.split()) >= _CLAUSE_WORDS
-        flip = clause and sentence is not None and (negation_count(claim) % 2) != (sentence[1].negations % 2)
+        negations = negation_count(clause_text) if clause_text else here.negations if here else 0
+        own = here is not None and _recall(stems, weight_list, pools[here]) >= _OWN_SENTENCE * best_recall
+        flip = clause and own and (negation_count(claim) % 2) != (negations % 2)
         opposites = self._antonyms(surface, stems, window) if clause else ()
 
         failed = {p for name in (*missing_names, *elsewhere) for p in content_stems(name)}
         failed |= {stem(w) for q in missing_quantities for w in words(q.text)}
+        failed |= {f"#{q.text}" for q, _ in conflicting}
         rest = np.array([s not in failed for s in stems], dtype=bool)
         rest_match = _soft_recall(weights[rest], soft_per_word[rest]) if rest.any() and window else 0.0
         sentence_recall = sentence[0] if sentence else 0.0
         features = (
             best_recall,
-            _recall(stems, weight_list, refs.all_stems),
+            _recall(stems, weight_list, all_pool),
             novel_exact if novel_mask.any() else 1.0,
-            _recall(stems, novel_list, refs.all_stems) if novel_mask.any() else 1.0,
+            _recall(stems, novel_list, all_pool) if novel_mask.any() else 1.0,
             soft_best,
             soft_novel if novel_mask.any() else 1.0,
             max_missing,
@@ -241,9 +302,11 @@ class GroundingFeaturizer:
         return [e for e in entities(claim, common=self.idf.common) if e.lower() not in asked_lower]
 
     @staticmethod
-    def _matches(surface: list[str], stems: list[str], softable: np.ndarray, window: Window) -> np.ndarray:
-        """Per claim word: 1 when its stem is in the window, else its soft match (common words only)."""
-        matches = np.array([1.0 if s in window.stems else 0.0 for s in stems])
+    def _matches(
+        surface: list[str], stems: list[str], softable: np.ndarray, window: Window, pool: frozenset[str]
+    ) -> np.ndarray:
+        """Per claim word: 1 when its stem is in the window's pool, else its soft match (common words)."""
+        matches = np.array([1.0 if s in pool else 0.0 for s in stems])
         todo = [i for i in range(len(stems)) if matches[i] < 1.0 and softable[i]]
         if todo:
             window_words, window_vectors = _window_words(window.text)
@@ -269,18 +332,18 @@ class GroundingFeaturizer:
         return tuple(found[:3])
 
     @staticmethod
-    def _swapped_names(names: list[str], missing: tuple[str, ...], best: Window | None) -> list[str]:
+    def _swapped_names(names: list[str], missing: tuple[str, ...], best: Window | str | None) -> list[str]:
         """Names of the claim found in the references but not in its best window. Called only when
         that window names someone else instead ('Saturn is the largest' against 'Jupiter is the
         largest'): a window naming nobody is just a coreference ('The tower is 330 metres tall')."""
         if best is None:
             return []
-        window = best.text.lower()
+        window = (best if isinstance(best, str) else best.text).lower()
         return [e for e in names if e not in missing and e.lower() not in window]
 
-    def _names_others(self, claim: str, window: Window) -> bool:
-        lowered = claim.lower()
-        return any(n.lower() not in lowered for n in entities(window.text, common=self.idf.common))
+    def _names_others(self, claim: str, window: Window | str) -> bool:
+        lowered, text = claim.lower(), window if isinstance(window, str) else window.text
+        return any(n.lower() not in lowered for n in entities(text, common=self.idf.common))
 
     @staticmethod
     def _entity_found(entity: str, refs: References) -> bool:
