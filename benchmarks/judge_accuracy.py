@@ -22,7 +22,7 @@ import numpy as np
 
 from evaluators.offline import OfflineJudge
 from evaluators.offline.features import FEATURE_NAMES, GroundingFeaturizer
-from evaluators.offline.grounding_cases import judge_case, load_cases
+from evaluators.offline.grounding_cases import is_right, judged_label, load_cases
 from evaluators.offline.model import load_models
 from scripts.offline_training import (
     LabelledAnswer,
@@ -36,6 +36,7 @@ from scripts.offline_training import (
 )
 from testkit import ROOT
 
+LABELS = ("supported", "unsupported", "contradicted", "relevant", "irrelevant")
 CASE_FILES = [
     ROOT / "tests" / "data" / name
     for name in ("grounding_cases.jsonl", "grounding_cases_more.jsonl", "grounding_cases_unresponsive.jsonl")
@@ -96,16 +97,21 @@ def halueval(task: str, limit: int | None, featurizer: GroundingFeaturizer) -> N
 
 
 def hand_written(path: Path) -> None:
+    """Per category: cases right, and what the judge called them (a confusion table)."""
     judge = OfflineJudge()
     cases = load_cases(path)
-    outcomes = [asyncio.run(judge_case(judge, case)) for case in cases]
-    print(f"\nhand-written cases ({path.relative_to(ROOT)}, n={len(cases)})")
-    categories = sorted({c["category"] for c in cases})
-    for category in categories:
-        hits = [ok for c, (ok, _) in zip(cases, outcomes, strict=True) if c["category"] == category]
-        print(f"  {category:24s} {sum(hits):3d}/{len(hits):<3d}")
-    print(f"  {'all':24s} {sum(ok for ok, _ in outcomes):3d}/{len(cases):<3d}")
-    for case, (ok, detail) in zip(cases, outcomes, strict=True):
+    judged = [asyncio.run(judged_label(judge, case)) for case in cases]
+    right = [is_right(c["expect"], label) for c, (label, _) in zip(cases, judged, strict=True)]
+    labels = [label for label in LABELS if any(j[0] == label for j in judged)]
+    print(f"\nhand-written cases ({path.relative_to(ROOT)}, n={len(cases)}): judged as")
+    print(f"  {'category (expected)':38s} {'right':>6s}  " + " ".join(f"{label:>12s}" for label in labels))
+    for category, expect in dict.fromkeys((c["category"], c["expect"]) for c in cases):
+        rows = [i for i, c in enumerate(cases) if (c["category"], c["expect"]) == (category, expect)]
+        title = f"{category} ({expect})"
+        counts = " ".join(f"{sum(judged[i][0] == label for i in rows):12d}" for label in labels)
+        print(f"  {title:38s} {sum(right[i] for i in rows):3d}/{len(rows):<3d} {counts}")
+    print(f"  {'all':38s} {sum(right):3d}/{len(cases):<3d}")
+    for case, ok, (_, detail) in zip(cases, right, judged, strict=True):
         if not ok:
             print(f"  wrong: {case['id']}: {detail}")
 

@@ -21,25 +21,33 @@ def load_cases(path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-async def judge_case(judge: Judge, case: Mapping[str, Any]) -> tuple[bool, str]:
-    """Judge one hand-written case as a metric would; True when the verdict matches `expect`.
+async def judged_label(judge: Judge, case: Mapping[str, Any]) -> tuple[str, str]:
+    """(label, detail): what the judge makes of a case, in the vocabulary of `expect`.
 
-    supported: every claim supported. unsupported: some claim not supported. contradicted: some
-    claim not supported AND the answer judged contradicted. irrelevant / relevant: the answer
-    judged not relevant / relevant to the question.
-    """
+    For grounding cases: supported (every claim supported), contradicted (some claim not supported
+    and the answer judged contradicted) or unsupported (the rest). For relevance cases (`expect`
+    relevant / irrelevant): relevant or irrelevant."""
     expect, contexts, answer = case["expect"], case["contexts"], case["answer"]
     if expect in ("irrelevant", "relevant"):
         verdict = (await judge.verdicts([answer], [case["question"]], VerdictTask.RELEVANT))[0]
-        wanted = "no" if expect == "irrelevant" else "yes"
-        return verdict.verdict == wanted, f"relevant={verdict.verdict}: {verdict.reason}"
+        label = "relevant" if verdict.verdict == "yes" else "irrelevant"
+        return label, f"relevant={verdict.verdict}: {verdict.reason}"
     claims = await judge.extract(answer, ExtractKind.CLAIMS, question=case["question"])
     verdicts = await judge.verdicts(claims, contexts, VerdictTask.SUPPORTED)
-    supported = all(v.verdict == "yes" for v in verdicts)
     detail = " | ".join(f"{v.verdict}: {v.reason}" for v in verdicts)
-    if expect == "supported":
-        return supported, detail
-    if expect == "unsupported":
-        return not supported, detail
+    if all(v.verdict == "yes" for v in verdicts):
+        return "supported", detail
     contradicted = (await judge.verdicts([answer], contexts, VerdictTask.CONTRADICTED))[0]
-    return not supported and contradicted.verdict == "yes", f"{detail} || contradicted={contradicted.verdict}"
+    label = "contradicted" if contradicted.verdict == "yes" else "unsupported"
+    return label, f"{detail} || contradicted={contradicted.verdict}"
+
+
+def is_right(expect: str, label: str) -> bool:
+    """An 'unsupported' expectation is met by a contradiction too; the others need their own label."""
+    return label in ("unsupported", "contradicted") if expect == "unsupported" else label == expect
+
+
+async def judge_case(judge: Judge, case: Mapping[str, Any]) -> tuple[bool, str]:
+    """Judge one hand-written case as a metric would; True when the verdict matches `expect`."""
+    label, detail = await judged_label(judge, case)
+    return is_right(case["expect"], label), detail

@@ -49,6 +49,10 @@ from evaluators.scores import UndefinedScoreError
 GROUNDING_MODEL = "ragpulse-grounding-v2"
 _PREPOSITION = re.compile(r"\s(of|for|on|in|about)\s")
 _SOFT_RECALL, _MAX_MISSING = FEATURE_NAMES.index("soft_recall_window"), FEATURE_NAMES.index("max_missing_idf")
+# '[2]', '[1, 3]', '[^1]', '[doc-3]': where an answer cites, not what it claims ('[2023]' stays).
+_CITATION_MARKER = re.compile(
+    r"\s?\[\^?(?:(?:doc|source|ref|passage)[\s_-]?)?\d{1,3}(?:\s*[,;–-]\s*\d{1,3})*\]", re.IGNORECASE
+)
 _QUESTION_MEMORY = 4096  # claims remembered with the question they answer (see `extract`)
 
 
@@ -64,11 +68,13 @@ _OPINION = re.compile(
 
 
 def answer_claims(text: str) -> list[str]:
-    """Claims of an answer: its factual sentences, split into clauses where they join facts.
+    """Claims of an answer: its factual sentences, split into clauses where they join facts, without
+    citation markers.
 
     A taste ('I love crime fiction', 'you'll love X') is not a fact to ground, but what it names
     must exist: such a clause is reduced to its names ('X'), or dropped when it names nothing."""
     claims = []
+    text = _CITATION_MARKER.sub("", text)
     for clause in (c for s in sentences(text) if is_factual(s) for c in clauses(s) if is_factual(c)):
         opinion = _OPINION.match(clause)
         if opinion:

@@ -117,12 +117,16 @@ def stem(word: str) -> str:
     return w
 
 
-_FILLER = frozenset(
-    """
+_FILLER = frozenset(  # by stem, as `content_stems` gives them ('hope' -> 'hop')
+    stem(w)
+    for w in (
+        *"""
     thank thanks hope help sure okay ok great hello hi welcome glad happy regard cheer sorry please feel
     free question let know
-    """.split()  # noqa: SIM905 (a word list reads better as text)
-) | frozenset(stem(w) for w in ml.FILLER)
+    """.split(),  # noqa: SIM905 (a word list reads better as text)
+        *ml.FILLER,
+    )
+)
 
 
 def words(text: str) -> list[str]:
