@@ -22,6 +22,7 @@ from evaluators import (
     OpenAIJudge,
     TestCase,
     a_evaluate,
+    create_metric,
 )
 from testkit.openai_server import ScriptedOpenAIServer, count_tokens
 
@@ -34,6 +35,15 @@ PEERS_PER_METRIC = {
 }
 PEERS_FOUR = {"ragas (best)": (9, 8118), "ragas (worst)": (11, 11790), "deepeval": (11, 6147)}
 GOAL = (4, 3000)
+# Arithmetic over document ids: no judge call here, in ragas (id-based precision/recall) or LlamaIndex.
+RANKING = (
+    "retrieval_hit_rate",
+    "retrieval_mrr",
+    "retrieval_ndcg",
+    "retrieval_average_precision",
+    "retrieval_precision_at_k",
+    "retrieval_recall_at_k",
+)
 
 TOPICS = [
     "photosynthesis",
@@ -74,6 +84,8 @@ def make_case(i: int, topic: str) -> TestCase:
             f"{topic.capitalize()} is documented since the 1800s; its mechanisms and effects on nature "
             f"and society are well described."
         ),
+        retrieved_context_ids=[f"case-{i}-passage-{k}" for k in range(5)],
+        reference_context_ids=[f"case-{i}-passage-0", f"case-{i}-passage-3"],
     )
 
 
@@ -111,6 +123,8 @@ async def main() -> None:
             f"{ratio(calls, ragas[0]):>6} {ratio(tokens, ragas[1]):>6}"
             f"          {ratio(calls, deepeval[0]):>6} {ratio(tokens, deepeval[1]):>6}"
         )
+    calls, tokens = await measure([create_metric(name) for name in RANKING], cases, json_schema=True)
+    print(f"{'retrieval ranking (6)':<22}{calls:>11.1f}{tokens:>13.0f}   (arithmetic over reference ids)")
     print()
     for label, json_schema in (("json_schema", True), ("JSON-mode fallback", False)):
         calls, tokens = await measure(four, cases, json_schema=json_schema)

@@ -30,6 +30,7 @@ class RagRecord:
     nodes: tuple[RetrievedNode, ...] = ()
     expected_output: str | None = None
     reference_contexts: tuple[str, ...] = ()
+    reference_context_ids: tuple[str, ...] = ()  # ids of the documents retrieval should find
     service: str = "unknown"
     route: str = ""
     model: str = ""
@@ -56,6 +57,7 @@ class RagRecord:
             "response": self.response[:max_chars],
             "nodes": [{"id": n.id, "score": n.score, "text": n.text[:max_chars]} for n in self.nodes],
             "has_expected_output": self.expected_output is not None,
+            "reference_context_ids": list(self.reference_context_ids),
         }
 
     @property

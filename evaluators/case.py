@@ -2,7 +2,8 @@
 
 People arrive with datasets written for either library, so both vocabularies are accepted on input;
 inside ragpulse only deepeval's names are used (`input`, `actual_output`, `retrieval_context`,
-`expected_output`, `context`).
+`expected_output`, `context`). deepeval has no document ids, so those take ragas' names
+(`retrieved_context_ids`, `reference_context_ids`; LlamaIndex's `retrieved_ids`, `expected_ids` too).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ class CaseField(StrEnum):
     RETRIEVAL_CONTEXT = "retrieval_context"
     EXPECTED_OUTPUT = "expected_output"
     CONTEXT = "context"
+    RETRIEVED_CONTEXT_IDS = "retrieved_context_ids"
+    REFERENCE_CONTEXT_IDS = "reference_context_ids"
 
 
 class MissingFieldError(ValueError):
@@ -56,6 +59,12 @@ class TestCase(BaseModel):
     context: list[str] | None = Field(
         default=None, validation_alias=AliasChoices("context", "reference_contexts")
     )
+    retrieved_context_ids: list[str] | None = Field(
+        default=None, validation_alias=AliasChoices("retrieved_context_ids", "retrieved_ids")
+    )
+    reference_context_ids: list[str] | None = Field(
+        default=None, validation_alias=AliasChoices("reference_context_ids", "expected_ids")
+    )
     id: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
@@ -75,6 +84,23 @@ class TestCase(BaseModel):
                 if isinstance(decoded, list):
                     return [str(item) for item in decoded]
             return [value]
+        return value
+
+    @field_validator("retrieved_context_ids", "reference_context_ids", mode="before")
+    @classmethod
+    def _ids(cls, value: Any) -> Any:
+        """Ids are compared as text: ragas accepts integer ids, CSV cells hold a JSON list or one id."""
+        if isinstance(value, str):
+            stripped = value.strip()
+            if stripped.startswith("["):
+                try:
+                    value = json.loads(stripped)
+                except json.JSONDecodeError:
+                    return [stripped]
+            else:
+                return [stripped] if stripped else None
+        if isinstance(value, list | tuple):
+            return [str(item) for item in value if item is not None]
         return value
 
     @field_validator("input", "actual_output", "expected_output", mode="before")

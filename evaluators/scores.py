@@ -115,6 +115,82 @@ def majority_vote(votes: Sequence[bool]) -> float:
     return 1.0 if sum(votes) * 2 > len(votes) else 0.0
 
 
+# --- retrieval ranking against reference document ids (no judge) -----------------------------------
+# LlamaIndex's RetrieverEvaluator metrics and ragas' id-based context precision/recall; the sources and
+# worked examples are in docs/evaluators.md.
+
+
+def id_relevance(retrieved: Sequence[str], reference: Collection[str]) -> list[bool]:
+    """Per rank: a reference id seen for the first time. A repeated id gains nothing twice, which keeps
+    NDCG and average precision within [0, 1] (LlamaIndex counts each repeat, and can exceed 1)."""
+    if not reference:
+        raise UndefinedScoreError("no reference context ids to compare against")
+    if not retrieved:
+        raise UndefinedScoreError("no retrieved context ids")
+    seen: set[str] = set()
+    relevance = []
+    for doc_id in retrieved:
+        relevance.append(doc_id in reference and doc_id not in seen)
+        seen.add(doc_id)
+    return relevance
+
+
+def hit_rate(relevance: Sequence[bool]) -> float:
+    """1 when any retrieved id is a reference id, else 0."""
+    return 1.0 if any(relevance) else 0.0
+
+
+def reciprocal_rank(relevance: Sequence[bool]) -> float:
+    """1 / rank of the first reference id; 0 when none was retrieved."""
+    return next((1.0 / k for k, relevant in enumerate(relevance, start=1) if relevant), 0.0)
+
+
+def ndcg(relevance: Sequence[bool], references: int) -> float:
+    """Binary-relevance NDCG: sum_k r_k / log2(k + 1) over the ranks, divided by the same sum for an
+    ideal ranking of min(ranks, references) reference ids first."""
+    if references < 1:
+        raise UndefinedScoreError("no reference context ids to compare against")
+    dcg = sum(1.0 / math.log2(k + 1) for k, relevant in enumerate(relevance, start=1) if relevant)
+    ideal = sum(1.0 / math.log2(k + 1) for k in range(1, min(len(relevance), references) + 1))
+    if ideal == 0:
+        raise UndefinedScoreError("no retrieved context ids")
+    return dcg / ideal
+
+
+def average_precision(relevance: Sequence[bool], references: int) -> float:
+    """sum over the ranks k of reference ids of (reference ids in the first k / k), divided by the number
+    of reference ids (so a reference id never retrieved counts as 0)."""
+    if references < 1:
+        raise UndefinedScoreError("no reference context ids to compare against")
+    found = 0
+    total = 0.0
+    for k, relevant in enumerate(relevance, start=1):
+        if relevant:
+            found += 1
+            total += found / k
+    return total / references
+
+
+def id_precision(retrieved: Collection[str], reference: Collection[str]) -> float:
+    """|distinct retrieved ids ∩ reference ids| / |distinct retrieved ids|."""
+    distinct = set(retrieved)
+    if not distinct:
+        raise UndefinedScoreError("no retrieved context ids")
+    if not reference:
+        raise UndefinedScoreError("no reference context ids to compare against")
+    return len(distinct & set(reference)) / len(distinct)
+
+
+def id_recall(retrieved: Collection[str], reference: Collection[str]) -> float:
+    """|distinct retrieved ids ∩ reference ids| / |distinct reference ids|."""
+    expected = set(reference)
+    if not expected:
+        raise UndefinedScoreError("no reference context ids to compare against")
+    if not retrieved:
+        raise UndefinedScoreError("no retrieved context ids")
+    return len(expected & set(retrieved)) / len(expected)
+
+
 def passes(score: float, threshold: float, lower_is_better: bool) -> bool:
     return score <= threshold if lower_is_better else score >= threshold
 

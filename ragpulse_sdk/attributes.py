@@ -14,6 +14,7 @@ MODEL = "rag.model"
 ROUTE = "rag.route"
 EXPECTED_OUTPUT = "rag.expected_output"  # a reference answer (offline evaluation, canaries)
 REFERENCE_CONTEXTS = "rag.reference_contexts"  # JSON list of ground-truth passages
+REFERENCE_CONTEXT_IDS = "rag.reference_context_ids"  # JSON list of the ids of the right documents
 CONVERSATION_ID = "rag.conversation_id"
 PROMPT_VERSION = "ragpulse.prompt.version"  # the prompt template's version (a `version` label source)
 

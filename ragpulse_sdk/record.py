@@ -34,10 +34,13 @@ def record_rag(
     expected_output: str | None = None,
     reference_contexts: Sequence[str] | None = None,
     prompt_version: str | None = None,
+    reference_context_ids: Sequence[str] | None = None,
 ) -> None:
     """Record one RAG interaction on `span` with ragpulse's own attributes (`ragpulse_sdk.attributes`).
 
     Nodes may be strings, `(id, text, score)` tuples or mappings with id/content(text)/score.
+    `reference_context_ids` (the ids of the documents that should be retrieved, e.g. for a canary
+    question) lets the sidecar score retrieval ranking against the nodes' ids with no judge call.
     """
     span.set_attribute(attributes.QUERY, query)
     span.set_attribute(attributes.RESPONSE, response)
@@ -51,10 +54,12 @@ def record_rag(
     ):
         if value is not None:
             span.set_attribute(key, value)
-    if reference_contexts is not None:
-        span.set_attribute(
-            attributes.REFERENCE_CONTEXTS, json.dumps(list(reference_contexts), ensure_ascii=False)
-        )
+    for key, strings in (
+        (attributes.REFERENCE_CONTEXTS, reference_contexts),
+        (attributes.REFERENCE_CONTEXT_IDS, reference_context_ids),
+    ):
+        if strings is not None:
+            span.set_attribute(key, json.dumps([str(s) for s in strings], ensure_ascii=False))
 
 
 def record_feedback(

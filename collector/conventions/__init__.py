@@ -135,16 +135,6 @@ def _record(trace_id: str, spans: Sequence[Span], found: Found, convention: str)
     roots_first = sorted(spans, key=lambda s: not s.is_root)
     route = next((v for s in roots_first for k in _ROUTE_KEYS if (v := text(s, k))), "")
     expected = next((v for s in spans if (v := text(s, attributes.EXPECTED_OUTPUT))), None)
-    references: list[str] = []
-    for span in spans:
-        raw = text(span, attributes.REFERENCE_CONTEXTS)
-        if raw is not None:
-            value = parse_json(span, attributes.REFERENCE_CONTEXTS, raw)
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise ExtractionError(
-                    "wrong_type", f"{attributes.REFERENCE_CONTEXTS} is not a JSON list of strings"
-                )
-            references = value
     return RagRecord(
         trace_id=trace_id,
         anchor_span_id=found.anchor.span_id,
@@ -152,7 +142,8 @@ def _record(trace_id: str, spans: Sequence[Span], found: Found, convention: str)
         response=found.response,
         nodes=tuple(found.nodes),
         expected_output=expected,
-        reference_contexts=tuple(references),
+        reference_contexts=_strings(spans, attributes.REFERENCE_CONTEXTS),
+        reference_context_ids=_strings(spans, attributes.REFERENCE_CONTEXT_IDS),
         service=found.anchor.service,
         route=route,
         model=found.model,
@@ -162,6 +153,20 @@ def _record(trace_id: str, spans: Sequence[Span], found: Found, convention: str)
         end_time_unix_nano=found.anchor.end_ns or max(s.end_ns for s in spans),
         conversation_id=conversation_id(spans),
     )
+
+
+def _strings(spans: Sequence[Span], key: str) -> tuple[str, ...]:
+    """A ragpulse attribute holding a JSON list of strings (the last span that has it wins); anything
+    else is the app's mistake, named in the dead-letter reason."""
+    strings: tuple[str, ...] = ()
+    for span in spans:
+        raw = text(span, key)
+        if raw is not None:
+            value = parse_json(span, key, raw)
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ExtractionError("wrong_type", f"{key} is not a JSON list of strings")
+            strings = tuple(value)
+    return strings
 
 
 __all__ = ["CONVENTIONS", "ExtractionConfig", "ExtractionError", "Found", "explain", "extract", "require"]

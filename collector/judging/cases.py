@@ -2,7 +2,9 @@
 fills, the evaluator scores it.
 
 Without ground-truth contexts, `context` falls back to the retrieved passages: a live service has
-no ground truth, and hallucination in production means contradicting what was retrieved.
+no ground truth, and hallucination in production means contradicting what was retrieved. The nodes'
+ids are always the retrieved ids (whoever made them: a uuid the instrumentation generated is still
+an id); the ranking metrics run only on traces that also name reference ids.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ def to_test_case(record: RagRecord) -> TestCase:
         retrieval_context=passages or None,
         expected_output=record.expected_output,
         context=list(record.reference_contexts) or passages or None,
+        retrieved_context_ids=[node.id for node in record.nodes] or None,
+        reference_context_ids=list(record.reference_context_ids) or None,
         id=record.trace_id,
     )
 

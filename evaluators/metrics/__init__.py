@@ -1,9 +1,19 @@
 """One class per metric, grouped by family; arithmetic lives in `evaluators.scores`."""
 
 from evaluators.metrics.base import Metric, Scored
+from evaluators.metrics.citations import CitationCoverage, CitationPrecision
 from evaluators.metrics.correctness import AnswerCorrectness, AnswerSimilarity, NoiseSensitivity
 from evaluators.metrics.critique import AspectCritique, GEval
 from evaluators.metrics.faithfulness import Faithfulness, Hallucination
+from evaluators.metrics.ranking import (
+    RankingMetric,
+    RetrievalAveragePrecision,
+    RetrievalHitRate,
+    RetrievalMRR,
+    RetrievalNDCG,
+    RetrievalPrecisionAtK,
+    RetrievalRecallAtK,
+)
 from evaluators.metrics.registry import create_metric, metric_names, required_inputs
 from evaluators.metrics.relevancy import AnswerRelevancy, AnswerRelevancySimilarity
 from evaluators.metrics.retrieval import (
@@ -20,6 +30,8 @@ __all__ = [
     "AnswerRelevancySimilarity",
     "AnswerSimilarity",
     "AspectCritique",
+    "CitationCoverage",
+    "CitationPrecision",
     "ContextEntityRecall",
     "ContextUtilization",
     "ContextualPrecision",
@@ -30,6 +42,13 @@ __all__ = [
     "Hallucination",
     "Metric",
     "NoiseSensitivity",
+    "RankingMetric",
+    "RetrievalAveragePrecision",
+    "RetrievalHitRate",
+    "RetrievalMRR",
+    "RetrievalNDCG",
+    "RetrievalPrecisionAtK",
+    "RetrievalRecallAtK",
     "Scored",
     "create_metric",
     "metric_names",

@@ -13,7 +13,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypedDict
+from typing import Any, ClassVar, TypedDict, cast
 
 from evaluators.case import CaseField, TestCase
 from evaluators.judges.accounting import usage_scope
@@ -58,6 +58,11 @@ def listing(items: list[str], limit: int = 3) -> str:
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
+class _NoJudge:
+    """The session's judge for a metric with `needs_judge = False`. It has no operations: a metric that
+    declares it needs no judge and then asks one fails loudly instead of misreporting its cost as zero."""
+
+
 class MetricOptions(TypedDict, total=False):
     """The options every metric takes; subclasses add theirs and pass these through."""
 
@@ -81,6 +86,7 @@ class Metric(ABC):
     lower_is_better: bool = False  # a class default; critiques set it per aspect
     required_fields: ClassVar[tuple[CaseField, ...]] = ()
     needs_embeddings: bool = False  # a class default; answer correctness sets it from its weights
+    needs_judge: ClassVar[bool] = True  # False for metrics that only count (ranking against reference ids)
 
     def __init__(
         self,
@@ -121,11 +127,11 @@ class Metric(ABC):
         case.require(self.name, self.required_inputs)
         if session is None:
             chosen = judge or self.judge
-            if chosen is None:
+            if chosen is None and self.needs_judge:
                 raise ValueError(
                     f"metric {self.name!r} needs a judge: pass judge= to the metric or to a_measure"
                 )
-            session = JudgeSession(chosen)
+            session = JudgeSession(chosen if chosen is not None else cast(Judge, _NoJudge()))
         started = time.monotonic()
         outcome: Outcome | None
         with usage_scope() as usage, instruction_overrides(self.template):

@@ -12,10 +12,19 @@ from typing import Any
 
 from evaluators.case import CaseField
 from evaluators.metrics.base import Metric
+from evaluators.metrics.citations import CitationCoverage, CitationPrecision
 from evaluators.metrics.correctness import AnswerCorrectness, AnswerSimilarity, NoiseSensitivity
 from evaluators.metrics.critique import BUILTIN_ASPECTS, AspectCritique
 from evaluators.metrics.custom import CustomMetrics, check_names
 from evaluators.metrics.faithfulness import Faithfulness, Hallucination
+from evaluators.metrics.ranking import (
+    RetrievalAveragePrecision,
+    RetrievalHitRate,
+    RetrievalMRR,
+    RetrievalNDCG,
+    RetrievalPrecisionAtK,
+    RetrievalRecallAtK,
+)
 from evaluators.metrics.relevancy import AnswerRelevancy, AnswerRelevancySimilarity
 from evaluators.metrics.retrieval import (
     ContextEntityRecall,
@@ -38,6 +47,14 @@ METRIC_FACTORIES: dict[str, type[Metric]] = {
     "noise_sensitivity": NoiseSensitivity,
     "answer_similarity": AnswerSimilarity,
     "answer_correctness": AnswerCorrectness,
+    "retrieval_hit_rate": RetrievalHitRate,
+    "retrieval_mrr": RetrievalMRR,
+    "retrieval_ndcg": RetrievalNDCG,
+    "retrieval_average_precision": RetrievalAveragePrecision,
+    "retrieval_precision_at_k": RetrievalPrecisionAtK,
+    "retrieval_recall_at_k": RetrievalRecallAtK,
+    "citation_precision": CitationPrecision,
+    "citation_coverage": CitationCoverage,
 }
 
 # ragas' names (v0.1 and v0.2+) for the same arithmetic.
@@ -52,6 +69,9 @@ ALIASES: dict[str, str] = {
     "semantic_similarity": "answer_similarity",
     "noise_sensitivity_relevant": "noise_sensitivity",
     "llm_context_precision_without_reference": "context_utilization",
+    "id_based_context_precision": "retrieval_precision_at_k",
+    "id_based_context_recall": "retrieval_recall_at_k",
+    "citation_recall": "citation_coverage",  # ALCE's name for the same question
 }
 
 

@@ -131,7 +131,7 @@ KEYS = [
         "traceloop.entity.input traceloop.entity.output traceloop.span.kind traceloop.entity.name "
         "llm.request.type traceloop.association.properties.session_id rag.query rag.response "
         "rag.retrieval.documents rag.model rag.route rag.expected_output rag.reference_contexts "
-        "rag.conversation_id http.route url.template"
+        "rag.reference_context_ids rag.conversation_id http.route url.template"
     ),
 ]
 _Q = "When was it built?"
@@ -279,6 +279,7 @@ def check_record(record: RagRecord, trace_id: str, span_ids: set[str]) -> None:
         assert isinstance(getattr(record, name), str), (name, getattr(record, name))
     assert record.expected_output is None or isinstance(record.expected_output, str)
     assert all(isinstance(c, str) for c in record.reference_contexts)
+    assert all(isinstance(i, str) for i in record.reference_context_ids)
     for node in record.nodes:
         assert isinstance(node.id, str) and isinstance(node.text, str)
         assert node.score is None or (isinstance(node.score, float) and not math.isnan(node.score))

@@ -21,7 +21,10 @@ from evaluators.offline import OfflineJudge
 
 CASE = TestCase(
     input="How tall is the Eiffel Tower and when was it built?",
-    actual_output="The Eiffel Tower is 330 metres tall. It was built for the 1889 World's Fair in Paris.",
+    # Cited as many RAG apps do: the citation metrics score it, the others read past the markers.
+    actual_output=(
+        "The Eiffel Tower is 330 metres tall [2]. It was built for the 1889 World's Fair in Paris [1]."
+    ),
     retrieval_context=[
         "The Eiffel Tower was built by Gustave Eiffel's company for the 1889 World's Fair in Paris.",
         "The Eiffel Tower is 330 metres tall and was the tallest man-made structure until 1930.",
@@ -29,6 +32,8 @@ CASE = TestCase(
     ],
     expected_output="The Eiffel Tower is 330 metres tall and was built for the 1889 World's Fair.",
     context=["The Eiffel Tower, completed in 1889 for the World's Fair, is 330 metres tall."],
+    retrieved_context_ids=["eiffel-history", "eiffel-height", "dogs"],
+    reference_context_ids=["eiffel-height", "eiffel-history"],
 )
 # An aspect critique asks for free criteria: the offline judge answers "idk" rather than guessing.
 NEEDS_AN_LLM = {name for name in metric_names() if name.startswith("aspect_")}
