@@ -8,27 +8,24 @@ restates the question. The evidence is kept so that a verdict can name what fail
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
-from evaluators.offline import alignment
-from evaluators.offline.idf import IdfTable, default_idf
-from evaluators.offline.lexicon import antonym
-from evaluators.offline.quantities import Quantity, conflicts, quantities, supports
-from evaluators.offline.text import (
-    NEGATIONS,
-    STOPWORDS,
-    Window,
-    content_stems,
-    entities,
-    negation_count,
-    stem,
-    windows,
-    words,
+from evaluators.offline.claim_view import (
+    ClaimView,
+    antonyms,
+    claim_view,
+    passage_scores,
+    passage_stems,
+    soft_scores,
+    supported_in,
+    window_names,
 )
+from evaluators.offline.idf import IdfTable, default_idf
+from evaluators.offline.quantities import Quantity, conflicts, quantities
+from evaluators.offline.text import Window, stem, stems_of, windows, words
 
 FEATURE_NAMES: tuple[str, ...] = (
     "recall_window",  # IDF-weighted share of the claim's content words in its best 2-sentence window
@@ -48,7 +45,6 @@ FEATURE_NAMES: tuple[str, ...] = (
 )
 _SOFT_WINDOWS = 3  # soft alignment runs on the windows with the best exact recall only (speed)
 _SOFT_FULL = 0.5  # a soft match at least this strong counts as found (for 'missing' words)
-_CLAUSE_WORDS = 4  # shorter claims are answer fragments: negation and antonyms are not compared
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,27 +61,15 @@ class References:
 
 @lru_cache(maxsize=1024)
 def prepare(texts: tuple[str, ...]) -> References:
-    all_windows = tuple(w for i, t in enumerate(texts) for w in windows(t, i))
-    node_stems = tuple(frozenset(content_stems(t)) for t in texts)
+    node_stems = tuple(passage_stems(t) for t in texts)
     return References(
         texts=texts,
-        windows=all_windows,
+        windows=tuple(w for i, t in enumerate(texts) for w in windows(t, i)),
         node_stems=node_stems,
         all_stems=frozenset().union(*node_stems),
         all_quantities=tuple(q for t in texts for q in quantities(t)),
         lowered=" ".join(texts).lower(),
     )
-
-
-@lru_cache(maxsize=8192)
-def _window_words(text: str) -> tuple[tuple[str, ...], np.ndarray]:
-    """A window's content words (surface form, for vectors) and their vectors, once per window."""
-    found = tuple(dict.fromkeys(w for w in words(text) if _is_content(w)))
-    return found, alignment.vectors(found)
-
-
-def _is_content(word: str) -> bool:
-    return len(word) > 1 and word not in STOPWORDS and word not in NEGATIONS
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,18 +103,6 @@ class Evidence:
         return swapped_number or swapped_name or self.negation_flip or bool(self.antonyms)
 
 
-def _recall(stems: Sequence[str], weights: Sequence[float], pool: frozenset[str]) -> float:
-    total = sum(weights)
-    if total <= 0.0:
-        return 1.0
-    return sum(w for s, w in zip(stems, weights, strict=True) if s in pool) / total
-
-
-def _soft_recall(weights: np.ndarray, matches: np.ndarray) -> float:
-    total = float(weights.sum())
-    return float(weights @ matches) / total if total > 0 else 1.0
-
-
 class GroundingFeaturizer:
     """Turns (claim, references, question) into the feature vector of the grounding model."""
 
@@ -138,40 +110,26 @@ class GroundingFeaturizer:
         self.idf = idf or default_idf()
 
     def evidence(self, claim: str, refs: References, question: str = "") -> Evidence:
-        asked_quantities = quantities(question) if question else ()
-        all_claim_quantities = quantities(claim)
-        claim_quantities = [
-            q for q in all_claim_quantities if not any(supports(a, q) for a in asked_quantities)
-        ]
-        missing_quantities = [
-            q for q in claim_quantities if not any(supports(r, q) for r in refs.all_quantities)
-        ]
+        view = claim_view(claim, question, self.idf)
+        supported = _supported(view, refs.texts)
+        missing_quantities = [q for q, ok in zip(view.checked, supported, strict=True) if not ok]
         # A supported amount is matched as a whole ('0.33 km' for '330 metres'): its words leave the
         # word features, which would otherwise call '0.33' and 'km' missing.
-        matched = {w for q in all_claim_quantities if q not in missing_quantities for w in words(q.text)}
-        surface = list(dict.fromkeys(w for w in words(claim) if _is_content(w) and w not in matched))
-        stems = [stem(w) for w in surface]
-        weights = np.array([self.idf.weight(s) for s in stems], dtype=float)
-        asked = frozenset(content_stems(question)) if question else frozenset()
-        novel_mask = np.array([s not in asked for s in stems], dtype=bool)
-        dated = {w for q in all_claim_quantities for w in words(q.text)}  # 'March 1889' is a date, not a name
-        names = [n for n in self._names(claim, question) if not set(words(n)) <= dated]
-        name_words = {w for n in names for w in words(n)}
-        softable = np.array([not w[0].isdigit() and w not in name_words for w in surface], dtype=bool)
+        terms = view.terms(supported)
+        stems, weights, novel_mask = terms.stems, terms.weights, terms.novel_mask
 
-        weight_list, novel_list = weights.tolist(), (weights * novel_mask).tolist()
-        exact = [(_recall(stems, weight_list, w.stems), w) for w in refs.windows]
+        scores = [passage_scores(terms, t) for t in refs.texts]
+        exact = list(zip((r for p in scores for r in p.windows), refs.windows, strict=True))
         best_recall, best = max(exact, key=lambda e: e[0], default=(0.0, None))
         sentence = max((e for e in exact if e[1].single), key=lambda e: e[0], default=None)
-        novel_exact = max((_recall(stems, novel_list, w.stems) for w in refs.windows), default=0.0)
+        novel_exact = max((r for p in scores for r in p.novel_windows), default=0.0)
         soft_best, soft_novel, soft_window, soft_per_word = 0.0, 0.0, best, np.zeros(len(stems))
         for _, candidate in sorted(exact, key=lambda e: -e[0])[:_SOFT_WINDOWS]:
-            matches = self._matches(surface, stems, softable, candidate)
-            recall = _soft_recall(weights, matches)
-            if soft_window is None or recall > soft_best:
-                soft_best, soft_window, soft_per_word = recall, candidate, matches
-            soft_novel = max(soft_novel, _soft_recall(weights[novel_mask], matches[novel_mask]))
-        node_recalls = [_recall(stems, weight_list, pool) for pool in refs.node_stems]
+            soft = soft_scores(terms, candidate)
+            if soft_window is None or soft.recall > soft_best:
+                soft_best, soft_window, soft_per_word = soft.recall, candidate, soft.matches
+            soft_novel = max(soft_novel, soft.novel_recall)
+        node_recalls = [p.passage for p in scores]
         recall_node = max(node_recalls, default=0.0)
         supporting = tuple(i for i, r in enumerate(node_recalls) if r >= 0.5 and r >= recall_node - 0.15)
 
@@ -191,26 +149,32 @@ class GroundingFeaturizer:
                 if conflicts(r, q)
             )
         )
+        names = list(view.names)
         missing_names = tuple(e for e in names if not self._entity_found(e, refs))
         names_others = window is not None and self._names_others(claim, window)
         elsewhere = self._swapped_names(names, missing_names, window) if names_others else []
         # Polarity needs a clause: an answer fragment ('sister company', 'no') has none to flip.
-        clause = len(claim.split()) >= _CLAUSE_WORDS
-        flip = clause and sentence is not None and (negation_count(claim) % 2) != (sentence[1].negations % 2)
-        opposites = self._antonyms(surface, stems, window) if clause else ()
+        clause = view.clause
+        flip = clause and sentence is not None and view.negation_parity != (sentence[1].negations % 2)
+        opposites = antonyms(terms, window) if clause and window is not None else ()
 
-        failed = {p for name in (*missing_names, *elsewhere) for p in content_stems(name)}
+        failed = {p for name in (*missing_names, *elsewhere) for p in stems_of(name)}
         failed |= {stem(w) for q in missing_quantities for w in words(q.text)}
         rest = np.array([s not in failed for s in stems], dtype=bool)
-        rest_match = _soft_recall(weights[rest], soft_per_word[rest]) if rest.any() and window else 0.0
+        if window is None or not rest.any():
+            rest_match = 0.0
+        elif rest.all():  # the same arrays as the masked ones: the same sums
+            rest_match = terms.soft_recall(soft_per_word)
+        else:
+            rest_match = _soft_recall(weights[rest], soft_per_word[rest])
         sentence_recall = sentence[0] if sentence else 0.0
         features = (
             best_recall,
-            _recall(stems, weight_list, refs.all_stems),
-            novel_exact if novel_mask.any() else 1.0,
-            _recall(stems, novel_list, refs.all_stems) if novel_mask.any() else 1.0,
+            terms.recall(refs.all_stems),
+            novel_exact if terms.novel else 1.0,
+            terms.recall(refs.all_stems, novel=True) if terms.novel else 1.0,
             soft_best,
-            soft_novel if novel_mask.any() else 1.0,
+            soft_novel if terms.novel else 1.0,
             max_missing,
             float(min(len(missing_quantities), 2)),
             float(bool(said)),
@@ -233,40 +197,8 @@ class GroundingFeaturizer:
             rest_match=rest_match,
             window_names_others=names_others,
             negation_flip=flip and sentence_recall >= 0.5,
-            restates_question=bool(stems) and not novel_mask.any(),
+            restates_question=bool(stems) and not terms.novel,
         )
-
-    def _names(self, claim: str, question: str) -> list[str]:
-        asked_lower = question.lower()
-        return [e for e in entities(claim, common=self.idf.common) if e.lower() not in asked_lower]
-
-    @staticmethod
-    def _matches(surface: list[str], stems: list[str], softable: np.ndarray, window: Window) -> np.ndarray:
-        """Per claim word: 1 when its stem is in the window, else its soft match (common words only)."""
-        matches = np.array([1.0 if s in window.stems else 0.0 for s in stems])
-        todo = [i for i in range(len(stems)) if matches[i] < 1.0 and softable[i]]
-        if todo:
-            window_words, window_vectors = _window_words(window.text)
-            if window_words:
-                soft = alignment.soft_matches(alignment.vectors([surface[i] for i in todo]), window_vectors)
-                matches[todo] = soft
-        return matches
-
-    @staticmethod
-    def _antonyms(surface: list[str], stems: list[str], window: Window | None) -> tuple[tuple[str, str], ...]:
-        """Claim words facing their antonym in the window ('always refundable' vs 'not refundable'
-        is negation; 'increased' vs 'decreased' is this)."""
-        if window is None:
-            return ()
-        window_words, _ = _window_words(window.text)
-        found = []
-        for word, s in zip(surface, stems, strict=True):
-            if s in window.stems:
-                continue
-            found += [
-                (word, other) for other in window_words if antonym(word, other) and other not in surface
-            ]
-        return tuple(found[:3])
 
     @staticmethod
     def _swapped_names(names: list[str], missing: tuple[str, ...], best: Window | None) -> list[str]:
@@ -280,11 +212,26 @@ class GroundingFeaturizer:
 
     def _names_others(self, claim: str, window: Window) -> bool:
         lowered = claim.lower()
-        return any(n.lower() not in lowered for n in entities(window.text, common=self.idf.common))
+        return any(n not in lowered for n in window_names(window.text, self.idf.common))
 
     @staticmethod
     def _entity_found(entity: str, refs: References) -> bool:
         if entity.lower() in refs.lowered:
             return True
-        parts = content_stems(entity)
+        parts = stems_of(entity)
         return bool(parts) and all(p in refs.all_stems for p in parts)
+
+
+def _soft_recall(weights: np.ndarray, matches: np.ndarray) -> float:
+    total = float(weights.sum())
+    return float(weights @ matches) / total if total > 0 else 1.0
+
+
+def _supported(view: ClaimView, texts: tuple[str, ...]) -> tuple[bool, ...]:
+    """Per quantity the claim checks: whether some passage states it (passage by passage, cached:
+    hallucination asks about each passage alone)."""
+    if len(texts) == 1:
+        return supported_in(view, texts[0])
+    if not texts:
+        return tuple(False for _ in view.checked)
+    return tuple(any(column) for column in zip(*(supported_in(view, t) for t in texts), strict=True))

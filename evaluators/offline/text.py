@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import nupunkt
@@ -125,6 +125,13 @@ def content_stems(text: str) -> list[str]:
     return [stem(w) for w in words(text) if len(w) > 1 and w not in STOPWORDS and w not in NEGATIONS]
 
 
+@lru_cache(maxsize=16384)
+def stems_of(text: str) -> tuple[str, ...]:
+    """`content_stems`, cached: the judge asks again and again for the same claims, questions, names
+    and sentences. (Not `content_stems` itself: building an IDF table passes whole documents.)"""
+    return tuple(content_stems(text))
+
+
 def negation_count(text: str) -> int:
     """Negation words and "n't" endings (CJK: negation characters), hyphenated compounds excepted."""
     lowered, plain = text.lower().replace("’", "'"), True
@@ -185,23 +192,23 @@ def _fold_word(word: str) -> str:
     return word.lower() if word.isascii() else ml.fold(word)
 
 
-@lru_cache(maxsize=8192)
 def sentences(text: str) -> tuple[str, ...]:
     """Sentences of a text (nupunkt's packaged model; newlines also end a sentence). Text that is not
     pure ASCII is first cut after sentence ends nupunkt does not know (。！？ । ؟ and the Greek ';'),
     and nupunkt's cuts after non-English abbreviations ('т. е.', 'z. B.', 'El Sr.', '20. Juli') are undone."""
-    result: list[str] = []
-    for block in text.split("\n"):
-        if not block.strip():
-            continue
-        if block.isascii():
-            found = nupunkt.sent_tokenize(block)  # plain strings (tuples only when asked for spans)
-            found = [s.strip() for s in found if isinstance(s, str) and s.strip()]
-            result.extend(_rejoin(found, titles=False) if len(found) > 1 else found)
-        else:
-            pieces = _hard_pieces(block) if ml.has_special_stops(block) else [block]
-            result.extend(_rejoin([s for piece in pieces for s in _punkt(piece)], titles=True))
-    return tuple(result)
+    return tuple(s for block in text.split("\n") if block.strip() for s in _block_sentences(block))
+
+
+@lru_cache(maxsize=8192)
+def _block_sentences(block: str) -> tuple[str, ...]:
+    """Sentences of one line: cached apart, since a passage is tokenised alone (its windows) and
+    again inside the passages joined by blank lines (context statements)."""
+    if block.isascii():
+        found = nupunkt.sent_tokenize(block)  # plain strings (tuples only when asked for spans)
+        found = [s.strip() for s in found if isinstance(s, str) and s.strip()]
+        return tuple(_rejoin(found, titles=False) if len(found) > 1 else found)
+    pieces = _hard_pieces(block) if ml.has_special_stops(block) else [block]
+    return tuple(_rejoin([s for piece in pieces for s in _punkt(piece)], titles=True))
 
 
 def _hard_pieces(block: str) -> list[str]:
@@ -280,7 +287,7 @@ def is_factual(sentence: str) -> bool:
     """False for questions and content-free filler ('Thanks!', 'Hope this helps.', 'Спасибо!')."""
     s = sentence.rstrip()
     question = s.endswith("?") or (not s.isascii() and ml.QUESTION_END.search(s[-4:]) is not None)
-    return not question and any(st not in _FILLER for st in content_stems(sentence))
+    return not question and any(st not in _FILLER for st in stems_of(sentence))
 
 
 def is_noncommittal(text: str) -> bool:
@@ -307,18 +314,24 @@ class Window:
         return quantities(self.text)
 
 
-@lru_cache(maxsize=4096)
 def windows(reference: str, node: int) -> tuple[Window, ...]:
     """Every sentence, then every pair of adjacent sentences (a claim may draw on both); single
     sentences come first so that a tie picks the tighter window (negation is judged on it)."""
+    found = _windows(reference)
+    return found if node == 0 else tuple(replace(w, node=node) for w in found)
+
+
+@lru_cache(maxsize=4096)
+def _windows(reference: str) -> tuple[Window, ...]:
+    """The windows of a passage as node 0, tokenised once whatever its position: hallucination
+    judges each passage alone after faithfulness judged them together."""
     sents = sentences(reference) or (reference,)
     singles = [
-        Window(node, s, frozenset(content_stems(s)), frozenset(numbers(s)), negation_count(s), True)
-        for s in sents
+        Window(0, s, frozenset(stems_of(s)), frozenset(numbers(s)), negation_count(s), True) for s in sents
     ]
     pairs = [
         Window(
-            node,
+            0,
             f"{a.text} {b.text}",
             a.stems | b.stems,
             a.numbers | b.numbers,
