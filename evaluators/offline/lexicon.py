@@ -103,6 +103,7 @@ dependent/independent   voluntary/involuntary   adequate/inadequate   accurate/i
 active/inactive   literate/illiterate   mature/immature   mortal/immortal   moral/immoral
 regular/irregular   relevant/irrelevant   responsible/irresponsible   reversible/irreversible
 honest/dishonest   loyal/disloyal   approve/disapprove   appear/disappear   continue/discontinue
+keep|kept|continue|persist/stop|cease|halt|quit
 obey/disobey   advantage/disadvantage   constitutional/unconstitutional   include|included/excluded
 """
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import cache, lru_cache
+from typing import Any
 
 # Han (with 々 〆 〇), kana and Hangul syllables: the scripts written without spaces between words.
 HAN = "\u3005-\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff"
@@ -186,6 +187,32 @@ def ascii_digits(token: str) -> str:
     if token.isascii():
         return token
     return _refold("".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in token))
+
+
+_SNOWBALL = (  # script range -> Snowball language
+    ("\u0400", "\u04ff", "russian"),
+    ("\u0370", "\u03ff", "greek"),
+    ("\u0600", "\u06ff", "arabic"),
+    ("\u0900", "\u097f", "hindi"),
+)
+
+
+@lru_cache(maxsize=65536)
+def native_stem(word: str) -> str:
+    """A folded word of Cyrillic, Greek, Arabic or Devanagari script stemmed by its language's
+    Snowball stemmer, so 'Транссибирской' meets 'Транссибирская'; any other script unchanged."""
+    first = word[:1]
+    for low, high, language in _SNOWBALL:
+        if low <= first <= high:
+            return str(_stemmer(language).stemWord(word)) or word
+    return word
+
+
+@lru_cache(maxsize=8)
+def _stemmer(language: str) -> Any:
+    import snowballstemmer  # (on first use: English-only traffic never pays its 25 ms import)
+
+    return snowballstemmer.stemmer(language)
 
 
 def is_latin(word: str) -> bool:

@@ -196,8 +196,13 @@ def noun_key(word: str) -> str:
     return w[:-1] if w.endswith("s") and not w.endswith("ss") and len(w) > 3 else w
 
 
+_NAME_BEFORE = re.compile(r"(?<![\w.])([A-Z][\w+#]*)\s+$")  # 'Python 3.12', 'PEP 701'
+
+
 def read_after(text: str, raw: RawNumber) -> None:
-    """The scale word, unit or counted noun after a number; extends `raw.end` over what it reads."""
+    """The scale word, unit or counted noun after a number; extends `raw.end` over what it reads.
+    A bare number with none takes the name right before it: 'Python 3.12' and 'Python 3.13' are
+    two versions of one thing, so they conflict as '3 moons' and '4 moons' do."""
     token = _TOKEN.match(text, raw.end)
     if token:
         word = token.group(1)
@@ -209,14 +214,16 @@ def read_after(text: str, raw: RawNumber) -> None:
             dot = word.endswith(".") and word.casefold() not in SCALES  # 'billion.' ends a sentence
             raw.end = token.start(1) + (1 if cjk_scale and not scale else len(word) - dot)
             token = _TOKEN.match(text, raw.end)
-    if token is None:
-        return
-    word, start = token.group(1), token.start(1)
-    found = unit_of(word, text, start) if not raw.ordinal else None
-    if found and not (word == "s" and start == raw.end and text[raw.end - 1] == "0"):  # '1990s': a decade
-        raw.unit, raw.end = found
-    elif not raw.currency and (start > raw.end or _IS_CJK.match(word)):
-        raw.noun = noun_key(word)
+    if token is not None:
+        word, start = token.group(1), token.start(1)
+        found = unit_of(word, text, start) if not raw.ordinal else None
+        if found and not (word == "s" and start == raw.end and text[raw.end - 1] == "0"):  # '1990s': a decade
+            raw.unit, raw.end = found
+        elif not raw.currency and (start > raw.end or _IS_CJK.match(word)):
+            raw.noun = noun_key(word)
+    if not raw.noun and raw.unit < 0 and not raw.currency:
+        named = _NAME_BEFORE.search(text, max(0, raw.start - 40), raw.start)
+        raw.noun = noun_key(named.group(1)) if named else ""
 
 
 def _prefix(text: str, start: int) -> tuple[int, str, str]:

@@ -143,6 +143,7 @@ _HOW = {
 _HEADS = {
     w: frozenset({AnswerType(t) for t in k.split()[1:]}) for k in _W if k.startswith("head ") for w in _W[k]
 }
+HEAD_NOUNS = frozenset(_HEADS)  # 'length', 'author', 'year': what a 'what ...' question asks for
 _S["place"] |= {stem(w) for w, types in _HEADS.items() if types == {PL}}
 _S["person"] |= {stem(w) for w, types in _HEADS.items() if types == {PE}}
 _FUNCTION = _W["function"] | _W["aux"]

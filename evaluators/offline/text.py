@@ -40,11 +40,14 @@ _CONJUNCTIONS = "and|but|while|whereas|although|though|yet"
 _OTHER_CONJUNCTIONS = (
     "но|а|однако|хотя|aber|jedoch|während|obwohl|mais|tandis que|alors que|pero|aunque|mientras que"
 )
+_HEDGES = "typically|usually|generally|normally|often|commonly"  # ', typically 2 of 3': a fact of its own
 _CLAUSE_BREAK = re.compile(
-    rf";\s+|,\s+(?=(?:{_CONJUNCTIONS}|{_OTHER_CONJUNCTIONS})\s)|\s+(?=whereas\s)|(?<=；)|，(?=(?:但是?|而|然而))"
+    rf";\s+|,\s+(?=(?:{_CONJUNCTIONS}|{_OTHER_CONJUNCTIONS}|{_HEDGES})\s)|\s+(?=whereas\s)|(?<=；)|，(?=(?:但是?|而|然而))"
 )
+# After these a part is a fact of its own even when short ('...; malaria prophylaxis too').
+_STRONG_BREAK = re.compile(r";\s+|(?<=；)|,\s+(?=plus\s)")
 _LEADING_CONJUNCTION = re.compile(
-    rf"^(?:(?:{_CONJUNCTIONS}|{_OTHER_CONJUNCTIONS})\s+|(?:但是?|而|然而)，?)", re.IGNORECASE
+    rf"^(?:(?:{_CONJUNCTIONS}|{_OTHER_CONJUNCTIONS}|plus)\s+|(?:但是?|而|然而)，?)", re.IGNORECASE
 )
 _HAS_CJK = re.compile(f"[{ml.CJK}]")  # (only on short clauses)
 _LATIN_LETTER = re.compile("[A-Za-z]")
@@ -72,7 +75,8 @@ _ENGLISH_STOPWORDS = frozenset(
     she her they them their so than too very can could will would shall should may might must also
     just about such only both each any all some more most other another same own up down out off
     again further once s t d ll re ve m o y yes well like one's per via i'm you're he's she's we're
-    they're let's
+    they're let's typically usually generally normally often commonly roughly approximately around
+    nearly
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 STOPWORDS = ml.STOPWORDS | _ENGLISH_STOPWORDS
@@ -89,15 +93,27 @@ def stem(word: str) -> str:
     if not w.isascii():
         w = ml.fold(w)
         if not ml.is_latin(w):
-            return w
+            return ml.native_stem(w)
     if w.endswith("'s"):
         w = w[:-2]
     for suffix in _SUFFIXES:
+        if suffix == "es" and w.endswith("ees"):
+            continue  # 'trees', 'fees': only the 's' goes
         if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not w.endswith("ss"):
             w = w[: -len(suffix)]
             if suffix in ("ies", "ied"):
                 w += "y"
+            elif suffix in ("ed", "ing") and len(w) >= 4 and w[-1] == w[-2] and w[-1] not in "lsfz":
+                w = w[:-1]  # 'submitted', 'stopping' -> 'submit', 'stop'
             break
+    # A final 'e' and the verb ending '-ate' go too: 'complete' meets 'completed', 'vaccine'
+    # meets 'vaccinated' and 'vaccination'.
+    if w.endswith("ation") and len(w) >= 9:
+        w = w[:-5]
+    elif w.endswith("e") and len(w) > 3 and not w.endswith("ee"):
+        w = w[:-1]
+    if w.endswith("at") and len(w) >= 7:
+        w = w[:-2]
     return w
 
 
@@ -132,9 +148,17 @@ def stems_of(text: str) -> tuple[str, ...]:
     return tuple(content_stems(text))
 
 
+# 'not more than 4 g' is a bound ('at most 4 g'), not a denial: the negation is not counted.
+_BOUND = re.compile(
+    r"\b(?:not|no|never|(?:do|does|did|must|should|may|can|could|will)(?: not|n't))"
+    r"(?: take| use| give| be)?\s+(?:(?:more|less|fewer|later|earlier|longer|higher|lower) than|exceed)"
+)
+
+
 def negation_count(text: str) -> int:
-    """Negation words and "n't" endings (CJK: negation characters), hyphenated compounds excepted."""
-    lowered, plain = text.lower().replace("’", "'"), True
+    """Negation words and "n't" endings (CJK: negation characters), hyphenated compounds and bounds
+    ('no more than', 'must not exceed') excepted."""
+    lowered, plain = _BOUND.sub(" ", text.lower().replace("’", "'")), True
     if not lowered.isascii():
         lowered, plain = ml.token_text(lowered)
     if plain:
@@ -255,18 +279,22 @@ def _continues(word: str, sentence: str, titles: bool) -> bool:
 
 
 def clauses(sentence: str, *, min_words: int = 4) -> list[str]:
-    """Split a sentence where it joins independent facts ('; ', ', and ', ', but ', ...).
+    """Split a sentence where it joins independent facts ('; ', ', plus ', ', and ', ', but ', ...).
 
     A part shorter than `min_words` words stays attached to its neighbour: 'salt, and pepper'
-    is one fact, 'Paris is the capital, and Lyon is the third largest city' is two.
+    is one fact, 'Paris is the capital, and Lyon is the third largest city' is two; after a
+    semicolon or ', plus' two content words make a fact ('...; malaria prophylaxis too').
     """
-    parts = [p.strip(" ,;") for p in _CLAUSE_BREAK.split(sentence) if p and p.strip(" ,;")]
     merged: list[str] = []
-    for part in parts:
-        if merged and (_length(part) < min_words or _length(merged[-1]) < min_words):
-            merged[-1] = f"{merged[-1]}, {part}"
-        else:
-            merged.append(part)
+    for segment in _STRONG_BREAK.split(sentence):
+        parts = [p.strip(" ,;") for p in _CLAUSE_BREAK.split(segment) if p and p.strip(" ,;")]
+        for i, part in enumerate(parts):
+            # The first part after a semicolon or ', plus' stands alone when it names two things.
+            alone = i == 0 and len(content_stems(part)) >= 2
+            if merged and not alone and (_length(part) < min_words or _length(merged[-1]) < min_words):
+                merged[-1] = f"{merged[-1]}, {part}"
+            else:
+                merged.append(part)
     return [_as_sentence(p) for p in merged] if len(merged) > 1 else [sentence.strip()]
 
 

@@ -33,7 +33,9 @@ def _faithfulness(rows: list[dict[str, float | None]]) -> list[float]:
 
 
 @pytest.mark.xfail(
-    strict=True, reason="issue 11 goal not reached: 2 of 5 grounded demo answers (min.insync, Kenya) score 0"
+    strict=True,
+    reason="issue 11 goal not reached: mean 0.8; the min.insync answer scores 0 ('in-sync' against the "
+    "passage's 'min.insync.replicas' and 'in sync', a claim drawing on two passages)",
 )
 def test_grounded_answers_are_faithful(scored: dict[str, list[dict[str, float | None]]]) -> None:
     values = _faithfulness(scored["grounded"])
@@ -45,7 +47,6 @@ def test_invented_answers_are_not(scored: dict[str, list[dict[str, float | None]
     assert sum(values) / len(values) <= 0.2, values
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11 goal not reached: the Kafka contradicted answer passes")
 def test_contradicted_answers_fail_hallucination(scored: dict[str, list[dict[str, float | None]]]) -> None:
     values = [row["hallucination"] for row in scored["contradicted"]]
     assert all(v is not None and v > Hallucination().threshold for v in values), values

@@ -45,7 +45,7 @@ def test_english_tokens_stems_numbers_and_names_are_unchanged() -> None:
         "330",
         "metr",
         "built",
-        "gustave",
+        "gustav",
         "eiffel",
         "1,889",
         "day",
@@ -53,7 +53,10 @@ def test_english_tokens_stems_numbers_and_names_are_unchanged() -> None:
     assert numbers(text) == ["330", "1889"]
     assert entities(text) == ["Eiffel Tower", "Gustave Eiffel"]
     assert negation_count(text) == 1
-    assert stem("starring") == stem("starred") == "starr"
+    assert stem("starring") == stem("starred") == "star" and stem("submitted") == stem("submit")
+    # A final 'e' and '-ate' / '-ation' go, so verb and noun forms meet; 'ee' words keep theirs.
+    assert {stem(w) for w in ("vaccine", "vaccines", "vaccinated", "vaccination")} == {"vaccin"}
+    assert stem("complete") == stem("completed") and stem("trees") == stem("tree") == "tree"
 
 
 def test_foreign_stopwords_leave_english_names_and_acronyms_alone() -> None:
@@ -98,7 +101,8 @@ def test_spelled_and_any_script_numbers() -> None:
 def test_russian_words_names_sentences_and_negation() -> None:
     claim = "Пётр Иванов родился в Москве."
     assert words(claim) == ["петр", "иванов", "родился", "в", "москве"]
-    assert content_stems(claim) == ["петр", "иванов", "родился", "москве"]  # 'в' is a stopword
+    # 'в' is a stopword; the rest is stemmed by Snowball's Russian stemmer ('Москве' meets 'Москва').
+    assert content_stems(claim) == ["петр", "иван", "род", "москв"]
     assert entities(claim) == ["Пётр Иванов", "Москве"]
     assert is_factual(claim)
     assert negation_count("Он не был в Москве.") == 1
@@ -112,7 +116,10 @@ def test_russian_words_names_sentences_and_negation() -> None:
 def test_a_russian_claim_about_someone_absent_has_content_words_missing_from_the_passage() -> None:
     passage = set(content_stems("Анна Смирнова родилась в Москве в 1961 году."))
     missing = [s for s in content_stems("Пётр Иванов родился в Москве.") if s not in passage]
-    assert missing == ["петр", "иванов", "родился"]
+    assert missing == [
+        "петр",
+        "иван",
+    ]  # 'родился' meets 'родилась' (was born, by gender): only the name is new
 
 
 def test_chinese_bigrams_sentences_and_questions() -> None:
@@ -140,7 +147,7 @@ def test_korean_hangul_gives_bigrams() -> None:
 
 def test_hindi_keeps_vowel_signs_splits_at_the_danda_and_reads_devanagari_digits() -> None:
     assert words("दिल्ली भारत की राजधानी है।") == ["दिल्ली", "भारत", "की", "राजधानी", "है"]
-    assert content_stems("दिल्ली भारत की राजधानी है।") == ["दिल्ली", "भारत", "राजधानी"]
+    assert content_stems("दिल्ली भारत की राजधानी है।") == ["दिल्ल", "भारत", "राजधान"]  # Snowball's Hindi stems
     assert sentences("दिल्ली भारत की राजधानी है। यह बड़ा शहर है।") == (
         "दिल्ली भारत की राजधानी है।",
         "यह बड़ा शहर है।",
