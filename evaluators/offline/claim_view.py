@@ -84,16 +84,17 @@ def claim_view(claim: str, question: str, idf: IdfTable) -> ClaimView:
 
 
 @lru_cache(maxsize=4096)
-def stated_in(view: ClaimView, text: str) -> tuple[bool, ...]:
-    """Per quantity of the claim: whether a quantity of `text` states it (supports it)."""
+def stated_in(view: ClaimView, text: str, rows: tuple[int, ...]) -> tuple[bool, ...]:
+    """Per quantity of the claim at `rows` (positions in `view.quantities`): whether a quantity of
+    `text` states it. Only the rows asked for: a quantity no window states (a swapped number) is
+    compared with every value of every window, which the amounts' pools need not do."""
     found = quantities(text)
-    return tuple(any(supports(r, q) for r in found) for q in view.quantities)
+    return tuple(any(supports(r, view.quantities[i]) for r in found) for i in rows)
 
 
 def supported_in(view: ClaimView, text: str) -> tuple[bool, ...]:
     """Per quantity of `view.checked`: whether a quantity of `text` states it."""
-    stated = stated_in(view, text)
-    return tuple(stated[i] for i in view.checked_rows)
+    return stated_in(view, text, view.checked_rows)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -104,7 +105,8 @@ class Terms:
     view: ClaimView
     surface: tuple[str, ...]  # content words, then one '#<amount>' token per supported amount
     stems: tuple[str, ...]
-    amounts: tuple[tuple[str, int], ...]  # (token, row of its quantity in `view.quantities`)
+    amounts: tuple[str, ...]  # one token per supported amount, in order
+    amount_rows: tuple[int, ...]  # the row of each one's quantity in `view.quantities`
     amount_tokens: frozenset[str]
     weights: np.ndarray
     novel_mask: np.ndarray  # not already in the question
@@ -144,8 +146,10 @@ class Terms:
         """A text's stems plus the tokens of the claim's amounts that it states."""
         if not self.amounts:
             return stems
-        stated = stated_in(self.view, text)
-        return stems | {t for t, row in self.amounts if stated[row]}
+        stated = stated_in(self.view, text, self.amount_rows)
+        if not any(stated):
+            return stems
+        return stems | {t for t, ok in zip(self.amounts, stated, strict=True) if ok}
 
 
 def _recall(stems: tuple[str, ...], weights: tuple[float, ...], total: float, pool: frozenset[str]) -> float:
@@ -182,7 +186,8 @@ def _terms(view: ClaimView, supported: tuple[bool, ...]) -> Terms:
         view=view,
         surface=tuple(surface),
         stems=tuple(stems),
-        amounts=tuple(amounts.items()),
+        amounts=tuple(amounts),
+        amount_rows=tuple(amounts.values()),
         amount_tokens=frozenset(amounts),
         weights=weights,
         novel_mask=novel_mask,

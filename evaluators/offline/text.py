@@ -14,7 +14,7 @@ import itertools
 import re
 import unicodedata
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import nupunkt
 
@@ -122,7 +122,18 @@ _FILLER = frozenset(
     thank thanks hope help sure okay ok great hello hi welcome glad happy regard cheer sorry please feel
     free question let know
     """.split()  # noqa: SIM905 (a word list reads better as text)
-) | frozenset(stem(w) for w in ml.FILLER)
+) | frozenset(stem(w) for w in ml.FILLER if ml.is_latin(w))
+
+
+@cache
+def _native_filler() -> frozenset[str]:
+    """The filler stems of other scripts, on first need: Russian ones take a Snowball stemmer, whose
+    import (~50 ms) English-only traffic should not pay. They stay in their script (never ASCII)."""
+    return frozenset(stem(w) for w in ml.FILLER if not ml.is_latin(w))
+
+
+def _is_filler(stem_: str) -> bool:
+    return stem_ in _FILLER or (not stem_.isascii() and stem_ in _native_filler())
 
 
 def words(text: str) -> list[str]:
@@ -315,7 +326,7 @@ def is_factual(sentence: str) -> bool:
     """False for questions and content-free filler ('Thanks!', 'Hope this helps.', 'Спасибо!')."""
     s = sentence.rstrip()
     question = s.endswith("?") or (not s.isascii() and ml.QUESTION_END.search(s[-4:]) is not None)
-    return not question and any(st not in _FILLER for st in stems_of(sentence))
+    return not question and any(not _is_filler(st) for st in stems_of(sentence))
 
 
 def is_noncommittal(text: str) -> bool:
