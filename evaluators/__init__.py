@@ -5,12 +5,13 @@
 Imports nothing from `collector`; usable on its own like ragas or deepeval.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from evaluators.case import CaseField, MissingFieldError, TestCase
 from evaluators.causes import STAGE, Cause, failure_causes, is_refusal, passage_relevance
 from evaluators.evaluate import a_evaluate, a_evaluate_case, evaluate
 from evaluators.judges.accounting import CallRecord, Price
 from evaluators.judges.base import Judge, JudgeError, JudgeInfo, Usage
-from evaluators.judges.openai_judge import OpenAIJudge
 from evaluators.metrics import (
     AnswerCorrectness,
     AnswerRelevancy,
@@ -41,6 +42,21 @@ from evaluators.result import (
     VerdictRecord,
 )
 from evaluators.testing import assert_rag
+
+if TYPE_CHECKING:
+    from evaluators.judges.openai_judge import OpenAIJudge
+
+
+def __getattr__(name: str) -> Any:
+    """`OpenAIJudge` on first use: importing `openai` costs ~0.4 s, which a process that judges
+    offline (a sidecar worker, a CI run without a key) should not pay at start-up."""
+    if name == "OpenAIJudge":
+        from evaluators.judges.openai_judge import OpenAIJudge
+
+        globals()[name] = OpenAIJudge
+        return OpenAIJudge
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "STAGE",

@@ -4,33 +4,28 @@ Each feature is a reason a person would give: the claim's rare words are (not) i
 only as synonyms; a number, date or name of the claim is missing, or the best-matching passage
 states another one; that passage says the opposite (negation, an antonym); the claim merely
 restates the question. The evidence is kept so that a verdict can name what failed and where.
+The claim's side is read once (`claim_view`) and scored against each passage once (`passage_match`).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
-from evaluators.offline import alignment
-from evaluators.offline.focus import focus
+from evaluators.offline.claim_view import ClaimView, claim_view, supported_in
 from evaluators.offline.idf import IdfTable, default_idf
-from evaluators.offline.lexicon import antonym
-from evaluators.offline.quantities import Quantity, conflicts, quantities, supports
-from evaluators.offline.text import (
-    NEGATIONS,
-    STOPWORDS,
-    Window,
-    content_stems,
-    entities,
-    negation_count,
-    stem,
-    windows,
-    words,
+from evaluators.offline.passage_match import (
+    antonyms,
+    clause_of,
+    passage_scores,
+    passage_stems,
+    soft_scores,
+    window_names,
 )
+from evaluators.offline.quantities import Quantity, conflicts, quantities
+from evaluators.offline.text import Window, stem, stems_of, windows, words
 
 FEATURE_NAMES: tuple[str, ...] = (
     "recall_window",  # IDF-weighted share of the claim's content words in its best 2-sentence window
@@ -50,9 +45,7 @@ FEATURE_NAMES: tuple[str, ...] = (
 )
 _SOFT_WINDOWS = 3  # soft alignment runs on the windows with the best exact recall only (speed)
 _SOFT_FULL = 0.5  # a soft match at least this strong counts as found (for 'missing' words)
-_CAPITALISED_WORD = re.compile(r"\b[A-Z]\w*")  # (a name's words do not decide which clause it is about)
 _OWN_SENTENCE = 0.8  # polarity is compared with a sentence matching this share of the best window's recall
-_CLAUSE_WORDS = 4  # shorter claims are answer fragments: negation and antonyms are not compared
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,29 +63,17 @@ class References:
 
 @lru_cache(maxsize=1024)
 def prepare(texts: tuple[str, ...]) -> References:
-    all_windows = tuple(w for i, t in enumerate(texts) for w in windows(t, i))
-    node_stems = tuple(frozenset(content_stems(t)) for t in texts)
+    node_stems = tuple(passage_stems(t) for t in texts)
     node_quantities = tuple(quantities(t) for t in texts)
     return References(
         texts=texts,
-        windows=all_windows,
+        windows=tuple(w for i, t in enumerate(texts) for w in windows(t, i)),
         node_stems=node_stems,
         all_stems=frozenset().union(*node_stems),
         node_quantities=node_quantities,
         all_quantities=tuple(q for node in node_quantities for q in node),
         lowered=" ".join(texts).lower(),
     )
-
-
-@lru_cache(maxsize=8192)
-def _window_words(text: str) -> tuple[tuple[str, ...], np.ndarray]:
-    """A window's content words (surface form, for vectors) and their vectors, once per window."""
-    found = tuple(dict.fromkeys(w for w in words(text) if _is_content(w)))
-    return found, alignment.vectors(found)
-
-
-def _is_content(word: str) -> bool:
-    return len(word) > 1 and word not in STOPWORDS and word not in NEGATIONS
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,27 +107,6 @@ class Evidence:
         return swapped_number or swapped_name or self.negation_flip or bool(self.antonyms)
 
 
-def _with_amounts(
-    stems: frozenset[str], stated: Sequence[Quantity], amounts: dict[str, Quantity]
-) -> frozenset[str]:
-    """A text's stems plus the tokens of the claim's amounts that it states."""
-    if not amounts:
-        return stems
-    return stems | {t for t, q in amounts.items() if any(supports(r, q) for r in stated)}
-
-
-def _recall(stems: Sequence[str], weights: Sequence[float], pool: frozenset[str]) -> float:
-    total = sum(weights)
-    if total <= 0.0:
-        return 1.0
-    return sum(w for s, w in zip(stems, weights, strict=True) if s in pool) / total
-
-
-def _soft_recall(weights: np.ndarray, matches: np.ndarray) -> float:
-    total = float(weights.sum())
-    return float(weights @ matches) / total if total > 0 else 1.0
-
-
 class GroundingFeaturizer:
     """Turns (claim, references, question) into the feature vector of the grounding model."""
 
@@ -154,64 +114,36 @@ class GroundingFeaturizer:
         self.idf = idf or default_idf()
 
     def evidence(self, claim: str, refs: References, question: str = "") -> Evidence:
-        asked_quantities = quantities(question) if question else ()
-        all_claim_quantities = quantities(claim)
-        claim_quantities = [
-            q for q in all_claim_quantities if not any(supports(a, q) for a in asked_quantities)
-        ]
-        missing_quantities = [
-            q for q in claim_quantities if not any(supports(r, q) for r in refs.all_quantities)
-        ]
+        view = claim_view(claim, question, self.idf)
+        supported = _supported(view, refs.texts)
+        missing_quantities = [q for q, ok in zip(view.checked, supported, strict=True) if not ok]
         # A supported amount is matched as a whole ('0.33 km' for '330 metres'): its words leave the
         # word features, which would otherwise call '0.33' and 'km' missing, and it counts as one
         # token found where a quantity supports it (so 'came out on September 14, 2023' is judged
         # on the date it states, not on 'came').
-        found = [q for q in all_claim_quantities if q not in missing_quantities]
-        matched = {w for q in found for w in words(q.text)}
-        surface = list(dict.fromkeys(w for w in words(claim) if _is_content(w) and w not in matched))
-        stems = [stem(w) for w in surface]
-        weight_of = [self.idf.weight(s) for s in stems]
-        asked = frozenset(content_stems(question)) if question else frozenset()
-        novel = [s not in asked for s in stems]
-        amounts = {f"#{q.text}": q for q in found}
-        for token, q in amounts.items():
-            surface.append(token)
-            stems.append(token)
-            weight_of.append(max((self.idf.weight(stem(w)) for w in words(q.text)), default=1.0))
-            novel.append(q in claim_quantities)
-        weights = np.array(weight_of, dtype=float)
-        novel_mask = np.array(novel, dtype=bool)
-        dated = {w for q in all_claim_quantities for w in words(q.text)}  # 'March 1889' is a date, not a name
-        names = [n for n in self._names(claim, question) if not set(words(n)) <= dated]
-        name_words = {w for n in names for w in words(n)}
-        softable = np.array(
-            [not w[0].isdigit() and w not in name_words and w not in amounts for w in surface], dtype=bool
-        )
-        pools = {w: _with_amounts(w.stems, w.quantities, amounts) for w in refs.windows}
-        node_pools = [
-            _with_amounts(p, q, amounts) for p, q in zip(refs.node_stems, refs.node_quantities, strict=True)
-        ]
-        all_pool = refs.all_stems | frozenset(amounts)
+        terms = view.terms(supported)
+        stems, weights, novel_mask = terms.stems, terms.weights, terms.novel_mask
+        all_pool = refs.all_stems | terms.amount_tokens if terms.amounts else refs.all_stems
 
-        weight_list, novel_list = weights.tolist(), (weights * novel_mask).tolist()
-        exact = [(_recall(stems, weight_list, pools[w]), w) for w in refs.windows]
-        best_recall, best = max(exact, key=lambda e: e[0], default=(0.0, None))
+        scores = [passage_scores(terms, t) for t in refs.texts]
+        recalls = [r for p in scores for r in p.windows]
+        pools = [pool for p in scores for pool in p.pools]
+        n_windows = len(recalls)
+        best_at = max(range(n_windows), key=recalls.__getitem__, default=None)
+        best_recall, best = (recalls[best_at], refs.windows[best_at]) if best_at is not None else (0.0, None)
         # The sentence the claim's words (not its amounts, which may be swapped) match best.
-        word_list = [0.0 if s in amounts else w for s, w in zip(stems, weight_list, strict=True)]
-        sentence = max(
-            ((_recall(stems, word_list, w.stems), w) for w in refs.windows if w.single),
-            key=lambda e: e[0],
-            default=None,
+        sentences = [r for p in scores for r in p.sentences]
+        sentence_at = max(
+            (i for i in range(n_windows) if refs.windows[i].single), key=sentences.__getitem__, default=None
         )
-        novel_exact = max((_recall(stems, novel_list, pools[w]) for w in refs.windows), default=0.0)
+        novel_exact = max((r for p in scores for r in p.novel_windows), default=0.0)
         soft_best, soft_novel, soft_window, soft_per_word = 0.0, 0.0, best, np.zeros(len(stems))
-        for _, candidate in sorted(exact, key=lambda e: -e[0])[:_SOFT_WINDOWS]:
-            matches = self._matches(surface, stems, softable, candidate, pools[candidate])
-            recall = _soft_recall(weights, matches)
-            if soft_window is None or recall > soft_best:
-                soft_best, soft_window, soft_per_word = recall, candidate, matches
-            soft_novel = max(soft_novel, _soft_recall(weights[novel_mask], matches[novel_mask]))
-        node_recalls = [_recall(stems, weight_list, pool) for pool in node_pools]
+        for i in sorted(range(n_windows), key=lambda i: -recalls[i])[:_SOFT_WINDOWS]:
+            soft = soft_scores(terms, refs.windows[i], pools[i])
+            if soft_window is None or soft.recall > soft_best:
+                soft_best, soft_window, soft_per_word = soft.recall, refs.windows[i], soft.matches
+            soft_novel = max(soft_novel, soft.novel_recall)
+        node_recalls = [p.passage for p in scores]
         recall_node = max(node_recalls, default=0.0)
         supporting = tuple(i for i, r in enumerate(node_recalls) if r >= 0.5 and r >= recall_node - 0.15)
 
@@ -223,55 +155,42 @@ class GroundingFeaturizer:
         max_missing = max((w for _, w in missing), default=0.0) / self.idf.max_weight
 
         window = soft_window
-        # A value the context states elsewhere is still swapped when the sentence matching the rest
-        # of the claim states another ('4 weeks' before leave, where 4 weeks is someone else's leave).
-        here = sentence[1] if sentence else None
-        moved = [
-            q
-            for q in claim_quantities
-            if q not in missing_quantities
-            and here is not None
-            and not any(supports(r, q) for r in here.quantities)
-        ]
-        conflicting = [
-            (q, r.text)
-            for q, stated in ((q, window.quantities if window else ()) for q in missing_quantities)
-            for r in stated
-            if conflicts(r, q)
-        ] + [(q, r.text) for q in moved for r in (here.quantities if here else ()) if conflicts(r, q)]
+        here = refs.windows[sentence_at] if sentence_at is not None else None
+        conflicting = self._conflicting(view, supported, missing_quantities, window, here)
         said = tuple(dict.fromkeys(text for _, text in conflicting))
+        names = list(view.names)
         missing_names = tuple(e for e in names if not self._entity_found(e, refs))
-        clause_text = (
-            focus(here, stems, word_list, frozenset(stem(w) for w in _CAPITALISED_WORD.findall(claim)))
-            if here
-            else None
-        )
-        names_others = window is not None and self._names_others(claim, window)
-        elsewhere = self._swapped_names(names, missing_names, window) if names_others else []
+        clause_text, negations = clause_of(terms, here) if here else (None, 0)
+        names_others = window is not None and self._names_others(claim, window.text)
+        elsewhere = self._swapped_names(names, missing_names, window.text) if window and names_others else []
         if not elsewhere and clause_text and self._names_others(claim, clause_text):
             elsewhere = self._swapped_names(names, missing_names, clause_text)
         # Polarity needs a clause: an answer fragment ('sister company', 'no') has none to flip; and
         # a sentence that is the claim's, not one of two it draws on ('Ibuprofen should not be taken
         # by ...' next to 'Taking it with food can reduce stomach upset').
-        clause = len(claim.split()) >= _CLAUSE_WORDS
-        negations = negation_count(clause_text) if clause_text else here.negations if here else 0
-        own = here is not None and _recall(stems, weight_list, pools[here]) >= _OWN_SENTENCE * best_recall
-        flip = clause and own and (negation_count(claim) % 2) != (negations % 2)
-        opposites = self._antonyms(surface, stems, window) if clause else ()
+        clause = view.clause
+        own = sentence_at is not None and recalls[sentence_at] >= _OWN_SENTENCE * best_recall
+        flip = clause and own and view.negation_parity != (negations % 2)
+        opposites = antonyms(terms, window) if clause and window is not None else ()
 
-        failed = {p for name in (*missing_names, *elsewhere) for p in content_stems(name)}
+        failed = {p for name in (*missing_names, *elsewhere) for p in stems_of(name)}
         failed |= {stem(w) for q in missing_quantities for w in words(q.text)}
         failed |= {f"#{q.text}" for q, _ in conflicting}
         rest = np.array([s not in failed for s in stems], dtype=bool)
-        rest_match = _soft_recall(weights[rest], soft_per_word[rest]) if rest.any() and window else 0.0
-        sentence_recall = sentence[0] if sentence else 0.0
+        if window is None or not rest.any():
+            rest_match = 0.0
+        elif rest.all():  # the same arrays as the masked ones: the same sums
+            rest_match = terms.soft_recall(soft_per_word)
+        else:
+            rest_match = _soft_recall(weights[rest], soft_per_word[rest])
+        sentence_recall = sentences[sentence_at] if sentence_at is not None else 0.0
         features = (
             best_recall,
-            _recall(stems, weight_list, all_pool),
-            novel_exact if novel_mask.any() else 1.0,
-            _recall(stems, novel_list, all_pool) if novel_mask.any() else 1.0,
+            terms.recall(all_pool),
+            novel_exact if terms.novel else 1.0,
+            terms.recall(all_pool, novel=True) if terms.novel else 1.0,
             soft_best,
-            soft_novel if novel_mask.any() else 1.0,
+            soft_novel if terms.novel else 1.0,
             max_missing,
             float(min(len(missing_quantities), 2)),
             float(bool(said)),
@@ -294,60 +213,61 @@ class GroundingFeaturizer:
             rest_match=rest_match,
             window_names_others=names_others,
             negation_flip=flip and sentence_recall >= 0.5,
-            restates_question=bool(stems) and not novel_mask.any(),
+            restates_question=bool(stems) and not terms.novel,
         )
 
-    def _names(self, claim: str, question: str) -> list[str]:
-        asked_lower = question.lower()
-        return [e for e in entities(claim, common=self.idf.common) if e.lower() not in asked_lower]
+    @staticmethod
+    def _conflicting(
+        view: ClaimView,
+        supported: tuple[bool, ...],
+        missing: list[Quantity],
+        window: Window | None,
+        here: Window | None,
+    ) -> list[tuple[Quantity, str]]:
+        """(claim quantity, value stated instead): a missing one against the best window's values;
+        and a value the context states elsewhere is still swapped when the sentence matching the
+        rest of the claim states another ('4 weeks' before leave, where 4 weeks is someone else's)."""
+        found = [
+            (q, r.text) for q in missing for r in (window.quantities if window else ()) if conflicts(r, q)
+        ]
+        if here is None:
+            return found
+        stated_here = supported_in(view, here.text)
+        moved = [
+            q for q, ok, there in zip(view.checked, supported, stated_here, strict=True) if ok and not there
+        ]
+        return found + [(q, r.text) for q in moved for r in here.quantities if conflicts(r, q)]
 
     @staticmethod
-    def _matches(
-        surface: list[str], stems: list[str], softable: np.ndarray, window: Window, pool: frozenset[str]
-    ) -> np.ndarray:
-        """Per claim word: 1 when its stem is in the window's pool, else its soft match (common words)."""
-        matches = np.array([1.0 if s in pool else 0.0 for s in stems])
-        todo = [i for i in range(len(stems)) if matches[i] < 1.0 and softable[i]]
-        if todo:
-            window_words, window_vectors = _window_words(window.text)
-            if window_words:
-                soft = alignment.soft_matches(alignment.vectors([surface[i] for i in todo]), window_vectors)
-                matches[todo] = soft
-        return matches
-
-    @staticmethod
-    def _antonyms(surface: list[str], stems: list[str], window: Window | None) -> tuple[tuple[str, str], ...]:
-        """Claim words facing their antonym in the window ('always refundable' vs 'not refundable'
-        is negation; 'increased' vs 'decreased' is this)."""
-        if window is None:
-            return ()
-        window_words, _ = _window_words(window.text)
-        found = []
-        for word, s in zip(surface, stems, strict=True):
-            if s in window.stems:
-                continue
-            found += [
-                (word, other) for other in window_words if antonym(word, other) and other not in surface
-            ]
-        return tuple(found[:3])
-
-    @staticmethod
-    def _swapped_names(names: list[str], missing: tuple[str, ...], best: Window | str | None) -> list[str]:
-        """Names of the claim found in the references but not in its best window. Called only when
-        that window names someone else instead ('Saturn is the largest' against 'Jupiter is the
-        largest'): a window naming nobody is just a coreference ('The tower is 330 metres tall')."""
-        if best is None:
-            return []
-        window = (best if isinstance(best, str) else best.text).lower()
+    def _swapped_names(names: list[str], missing: tuple[str, ...], best: str) -> list[str]:
+        """Names of the claim found in the references but not in its best window (or clause). Called
+        only when that window names someone else instead ('Saturn is the largest' against 'Jupiter is
+        the largest'): a window naming nobody is just a coreference ('The tower is 330 metres tall')."""
+        window = best.lower()
         return [e for e in names if e not in missing and e.lower() not in window]
 
-    def _names_others(self, claim: str, window: Window | str) -> bool:
-        lowered, text = claim.lower(), window if isinstance(window, str) else window.text
-        return any(n.lower() not in lowered for n in entities(text, common=self.idf.common))
+    def _names_others(self, claim: str, text: str) -> bool:
+        lowered = claim.lower()
+        return any(n not in lowered for n in window_names(text, self.idf.common))
 
     @staticmethod
     def _entity_found(entity: str, refs: References) -> bool:
         if entity.lower() in refs.lowered:
             return True
-        parts = content_stems(entity)
+        parts = stems_of(entity)
         return bool(parts) and all(p in refs.all_stems for p in parts)
+
+
+def _soft_recall(weights: np.ndarray, matches: np.ndarray) -> float:
+    total = float(weights.sum())
+    return float(weights @ matches) / total if total > 0 else 1.0
+
+
+def _supported(view: ClaimView, texts: tuple[str, ...]) -> tuple[bool, ...]:
+    """Per quantity the claim checks: whether some passage states it (passage by passage, cached:
+    hallucination asks about each passage alone)."""
+    if len(texts) == 1:
+        return supported_in(view, texts[0])
+    if not texts:
+        return tuple(False for _ in view.checked)
+    return tuple(any(column) for column in zip(*(supported_in(view, t) for t in texts), strict=True))

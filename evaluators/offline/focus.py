@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from evaluators.offline.text import Window, content_stems
+from evaluators.offline.text import content_stems
 
 _PART_BREAK = re.compile(
     r"[,;]\s+(?=(?:and|but|while|whereas|although|though|yet|except|unless)\b)|\s+(?=(?:while|whereas)\s)",
@@ -29,15 +29,20 @@ def _parts(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
 
 
 def focus(
-    sentence: Window, stems: Sequence[str], weights: Sequence[float], names: frozenset[str]
+    sentence: str,
+    sentence_stems: frozenset[str],
+    stems: Sequence[str],
+    weights: Sequence[float],
+    names: frozenset[str],
 ) -> str | None:
-    """The clause of `sentence` that matches the claim's words (its names left out) almost as well
-    as the whole sentence does; None for a one-clause sentence or a claim that spans clauses."""
-    parts = _parts(sentence.text)
+    """The clause of `sentence` (whose content stems are `sentence_stems`) that matches the claim's
+    words (its names left out) almost as well as the whole sentence does; None for a one-clause
+    sentence or a claim that spans clauses."""
+    parts = _parts(sentence)
     if not parts:
         return None
     kept = [(s, w) for s, w in zip(stems, weights, strict=True) if s not in names]
-    whole = sum(w for s, w in kept if s in sentence.stems)
+    whole = sum(w for s, w in kept if s in sentence_stems)
     if whole <= 0.0:
         return None
     text, best = max(((t, sum(w for s, w in kept if s in pool)) for t, pool in parts), key=lambda p: p[1])

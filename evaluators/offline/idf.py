@@ -37,14 +37,22 @@ class IdfTable:
         self.df = df
         self.names = frozenset(names)
         self.max_idf = math.log((n_docs + 1) / 1) + 1.0
-        self._idf = {s: math.log((n_docs + 1) / (d + 1)) + 1.0 for s, d in df.items()}
+        self._idf: dict[
+            str, float
+        ] = {}  # filled on first use: a worker meets a few thousand stems of ~50,000
         # Stems that are words, not names: frequent ones, and any the corpus writes in lower case.
         self.common = frozenset(
             s for s, d in df.items() if d >= _COMMON_DF_SHARE * n_docs or (self.names and s not in self.names)
         )
 
     def __call__(self, stem: str) -> float:
-        return self._idf.get(stem, self.max_idf)
+        found = self._idf.get(stem)
+        if found is None:
+            d = self.df.get(stem)
+            if d is None:
+                return self.max_idf
+            found = self._idf[stem] = math.log((self.n_docs + 1) / (d + 1)) + 1.0
+        return found
 
     def weight(self, stem: str) -> float:
         """How much a word counts as evidence: IDF above the glue-word level, so that a paraphrase's

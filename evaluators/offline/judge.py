@@ -9,8 +9,10 @@ and the collector sends the uncertain ones to the LLM judge. It cannot judge fre
 from __future__ import annotations
 
 import re
+import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 from evaluators.judges.base import (
     ExtractKind,
@@ -37,12 +39,12 @@ from evaluators.offline.reasons import (
 from evaluators.offline.relevance import RelevanceScorer
 from evaluators.offline.text import (
     clauses,
-    content_stems,
     entities,
     is_factual,
     is_noncommittal,
     numbers,
     sentences,
+    stems_of,
 )
 from evaluators.scores import UndefinedScoreError
 
@@ -73,15 +75,20 @@ def answer_claims(text: str) -> list[str]:
 
     A taste ('I love crime fiction', 'you'll love X') is not a fact to ground, but what it names
     must exist: such a clause is reduced to its names ('X'), or dropped when it names nothing."""
-    claims = []
-    text = _CITATION_MARKER.sub("", text)
+    return list(_answer_claims(_CITATION_MARKER.sub("", text)))
+
+
+@lru_cache(maxsize=1024)
+def _answer_claims(text: str) -> tuple[str, ...]:
+    """Cached: hallucination splits each claim again for every passage."""
+    claims: list[str] = []
     for clause in (c for s in sentences(text) if is_factual(s) for c in clauses(s) if is_factual(c)):
         opinion = _OPINION.match(clause)
         if opinion:
             claims.extend(entities(clause[opinion.end() :], common=default_idf().common))
         else:
             claims.append(clause)
-    return claims
+    return tuple(claims)
 
 
 class OfflineJudge:
@@ -103,6 +110,7 @@ class OfflineJudge:
         self.info = JudgeInfo(judge="offline", model=f"{GROUNDING_MODEL}+{self.embedder.name}")
         self._calls = 0
         self._questions: OrderedDict[str, str] = OrderedDict()
+        self._questions_lock = threading.Lock()  # metrics may run in threads: an LRU is no atomic dict
 
     # -- decomposition -------------------------------------------------------------------------
 
@@ -119,7 +127,7 @@ class OfflineJudge:
                 for claim in items:
                     self._remember(claim, question)
         elif kind is ExtractKind.STATEMENTS:
-            items = [s for s in sentences(text) if content_stems(s)]
+            items = [s for s in sentences(text) if stems_of(s)]
         elif kind is ExtractKind.TRUTHS:
             items = sorted((s for s in sentences(text) if is_factual(s)), key=self._information, reverse=True)
         else:
@@ -127,13 +135,19 @@ class OfflineJudge:
         return items[:limit] if limit is not None else items
 
     def _information(self, sentence: str) -> float:
-        return sum(self.idf(s) for s in set(content_stems(sentence)))
+        return sum(self.idf(s) for s in set(stems_of(sentence)))
 
     def _remember(self, claim: str, question: str) -> None:
-        self._questions[claim] = question
-        self._questions.move_to_end(claim)
-        while len(self._questions) > _QUESTION_MEMORY:
-            self._questions.popitem(last=False)
+        with self._questions_lock:
+            self._questions[claim] = question
+            self._questions.move_to_end(claim)
+            while len(self._questions) > _QUESTION_MEMORY:
+                self._questions.popitem(last=False)
+
+    def _question(self, claim: str) -> str:
+        """The question `claim` was extracted for ('' when unknown)."""
+        with self._questions_lock:
+            return self._questions.get(claim, "")
 
     # -- verdicts --------------------------------------------------------------------------------
 
@@ -158,13 +172,13 @@ class OfflineJudge:
         return self.relevance.verdicts(items, " ".join(refs), task)
 
     def _supported(self, item: str, refs: list[str]) -> Verdict:
-        if not content_stems(item):
+        if not stems_of(item):
             return Verdict("idk", "no factual content to check")
         prepared = prepare(tuple(refs))
         topic = abstention_topic(item)
         if topic is not None:
             return self._abstention(topic, prepared)
-        ev = self.featurizer.evidence(item, prepared, self._questions.get(item, ""))
+        ev = self.featurizer.evidence(item, prepared, self._question(item))
         p = self.grounding.probability(ev.features)
         # A specific conflict outranks word overlap: '4 weeks' where the matching sentence says 8
         # shares every other word with it.
@@ -195,7 +209,7 @@ class OfflineJudge:
         types = asked(question)
         lead, *rest = _PREPOSITION.split(topic, maxsplit=1)  # the head noun comes before 'of', 'for', ...
         subject = " ".join([*(w for w in lead.split() if w.lower() not in HEAD_NOUNS), *rest])
-        if not types or not content_stems(subject):
+        if not types or not stems_of(subject):
             return None
         ev = self.featurizer.evidence(subject, refs)
         soft, rarest_missing = ev.features[_SOFT_RECALL], ev.features[_MAX_MISSING]
@@ -245,8 +259,8 @@ class OfflineJudge:
         """(P(contradicted), P(supported), evidence) of each checkable claim against the references."""
         prepared, judged = prepare(references), []
         for claim in claims:
-            if content_stems(claim) and abstention_topic(claim) is None:
-                ev = self.featurizer.evidence(claim, prepared, self._questions.get(claim, ""))
+            if stems_of(claim) and abstention_topic(claim) is None:
+                ev = self.featurizer.evidence(claim, prepared, self._question(claim))
                 judged.append((self._p_contradicted(ev), self.grounding.probability(ev.features), ev))
         return judged
 

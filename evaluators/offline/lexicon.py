@@ -18,6 +18,7 @@ consonant), so 'increased', 'increases' and 'increasing' all meet 'decrease'. O(
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 from evaluators.offline.text import stem
@@ -141,12 +142,19 @@ def antonym(a: str, b: str) -> bool:
     """True when the two words are listed opposites (any inflection, either order).
 
     'non-X' against 'X' counts too, for every X: 'non-refundable' vs 'refundable'."""
-    ka, kb = antonym_key(a), antonym_key(b)
-    if ka == kb:
-        return False
-    if kb in ANTONYMS.get(ka, ()):
-        return True
-    return ka == f"non-{kb}" or kb == f"non-{ka}"
+    return bool(opposites(a, (b,)))
+
+
+def opposites(word: str, others: Iterable[str]) -> list[str]:
+    """The words of `others` that are `word`'s antonyms, in order (`word` is looked up once)."""
+    ka = antonym_key(word)
+    listed, negated = ANTONYMS.get(ka, frozenset()), f"non-{ka}"
+    found = []
+    for other in others:
+        kb = antonym_key(other)
+        if kb != ka and (kb in listed or ka == f"non-{kb}" or kb == negated):
+            found.append(other)
+    return found
 
 
 # -- abstentions -------------------------------------------------------------------------------
@@ -232,6 +240,7 @@ _TRAILING = re.compile(
 )
 
 
+@lru_cache(maxsize=4096)  # hallucination asks again for each claim against each passage
 def abstention_topic(sentence: str) -> str | None:
     """The thing an abstaining sentence says the sources lack, or None if it is no abstention.
 

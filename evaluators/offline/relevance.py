@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -22,7 +23,7 @@ from evaluators.offline.embedder import Embedder
 from evaluators.offline.idf import IdfTable
 from evaluators.offline.model import LogisticModel
 from evaluators.offline.question_type import AnswerType, asked, supplies
-from evaluators.offline.text import content_stems
+from evaluators.offline.text import stems_of
 
 SIMILARITY_FEATURE_NAMES: tuple[str, ...] = (
     "cosine",  # embedding similarity of item and reference
@@ -95,13 +96,21 @@ def similarity_features(
     item: str, reference: str, cosine: float, idf: IdfTable
 ) -> tuple[float, float, float]:
     """Similarity features of an item (statement, node) against a question or an answer."""
-    item_stems = list(dict.fromkeys(content_stems(item)))
-    reference_stems = list(dict.fromkeys(content_stems(reference)))
+    item_stems, item_weights, item_pool = _weighted_stems(item, idf)
+    reference_stems, reference_weights, reference_pool = _weighted_stems(reference, idf)
     return (
         cosine,
-        _recall(reference_stems, [idf.weight(s) for s in reference_stems], frozenset(item_stems)),
-        _recall(item_stems, [idf.weight(s) for s in item_stems], frozenset(reference_stems)),
+        _recall(reference_stems, reference_weights, item_pool),
+        _recall(item_stems, item_weights, reference_pool),
     )
+
+
+@lru_cache(maxsize=4096)
+def _weighted_stems(text: str, idf: IdfTable) -> tuple[tuple[str, ...], tuple[float, ...], frozenset[str]]:
+    """A text's distinct content stems, their IDF weights and their set: once per text, since the
+    question (or the answer) is the reference of every statement (or node) of a case."""
+    stems = tuple(dict.fromkeys(stems_of(text)))
+    return stems, tuple(idf.weight(s) for s in stems), frozenset(stems)
 
 
 def relevance_features(
@@ -138,7 +147,7 @@ class RelevanceScorer:
         word = "relevant to the question" if relevant else "useful for the answer"
         verdicts: list[Verdict] = []
         for item, cosine in zip(items, cosines, strict=True):
-            if not content_stems(item):
+            if not stems_of(item):
                 verdicts.append(Verdict("no", "no content", confidence=1.0))
                 continue
             fit = responsiveness(item, reference, self.idf.common) if relevant else None

@@ -13,8 +13,8 @@ from __future__ import annotations
 import itertools
 import re
 import unicodedata
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, replace
+from functools import cache, lru_cache
 
 import nupunkt
 
@@ -124,9 +124,20 @@ _FILLER = frozenset(  # by stem, as `content_stems` gives them ('hope' -> 'hop')
     thank thanks hope help sure okay ok great hello hi welcome glad happy regard cheer sorry please feel
     free question let know
     """.split(),  # noqa: SIM905 (a word list reads better as text)
-        *ml.FILLER,
+        *(w for w in ml.FILLER if ml.is_latin(w)),
     )
 )
+
+
+@cache
+def _native_filler() -> frozenset[str]:
+    """The filler stems of other scripts, on first need: Russian ones take a Snowball stemmer, whose
+    import (~50 ms) English-only traffic should not pay. They stay in their script (never ASCII)."""
+    return frozenset(stem(w) for w in ml.FILLER if not ml.is_latin(w))
+
+
+def _is_filler(stem_: str) -> bool:
+    return stem_ in _FILLER or (not stem_.isascii() and stem_ in _native_filler())
 
 
 def words(text: str) -> list[str]:
@@ -143,6 +154,13 @@ def words(text: str) -> list[str]:
 def content_stems(text: str) -> list[str]:
     """Stems of the words that carry content (stopwords and negations dropped), in order."""
     return [stem(w) for w in words(text) if len(w) > 1 and w not in STOPWORDS and w not in NEGATIONS]
+
+
+@lru_cache(maxsize=16384)
+def stems_of(text: str) -> tuple[str, ...]:
+    """`content_stems`, cached: the judge asks again and again for the same claims, questions, names
+    and sentences. (Not `content_stems` itself: building an IDF table passes whole documents.)"""
+    return tuple(content_stems(text))
 
 
 # 'not more than 4 g' is a bound ('at most 4 g'), not a denial: the negation is not counted.
@@ -213,23 +231,23 @@ def _fold_word(word: str) -> str:
     return word.lower() if word.isascii() else ml.fold(word)
 
 
-@lru_cache(maxsize=8192)
 def sentences(text: str) -> tuple[str, ...]:
     """Sentences of a text (nupunkt's packaged model; newlines also end a sentence). Text that is not
     pure ASCII is first cut after sentence ends nupunkt does not know (。！？ । ؟ and the Greek ';'),
     and nupunkt's cuts after non-English abbreviations ('т. е.', 'z. B.', 'El Sr.', '20. Juli') are undone."""
-    result: list[str] = []
-    for block in text.split("\n"):
-        if not block.strip():
-            continue
-        if block.isascii():
-            found = nupunkt.sent_tokenize(block)  # plain strings (tuples only when asked for spans)
-            found = [s.strip() for s in found if isinstance(s, str) and s.strip()]
-            result.extend(_rejoin(found, titles=False) if len(found) > 1 else found)
-        else:
-            pieces = _hard_pieces(block) if ml.has_special_stops(block) else [block]
-            result.extend(_rejoin([s for piece in pieces for s in _punkt(piece)], titles=True))
-    return tuple(result)
+    return tuple(s for block in text.split("\n") if block.strip() for s in _block_sentences(block))
+
+
+@lru_cache(maxsize=8192)
+def _block_sentences(block: str) -> tuple[str, ...]:
+    """Sentences of one line: cached apart, since a passage is tokenised alone (its windows) and
+    again inside the passages joined by blank lines (context statements)."""
+    if block.isascii():
+        found = nupunkt.sent_tokenize(block)  # plain strings (tuples only when asked for spans)
+        found = [s.strip() for s in found if isinstance(s, str) and s.strip()]
+        return tuple(_rejoin(found, titles=False) if len(found) > 1 else found)
+    pieces = _hard_pieces(block) if ml.has_special_stops(block) else [block]
+    return tuple(_rejoin([s for piece in pieces for s in _punkt(piece)], titles=True))
 
 
 def _hard_pieces(block: str) -> list[str]:
@@ -312,7 +330,7 @@ def is_factual(sentence: str) -> bool:
     """False for questions and content-free filler ('Thanks!', 'Hope this helps.', 'Спасибо!')."""
     s = sentence.rstrip()
     question = s.endswith("?") or (not s.isascii() and ml.QUESTION_END.search(s[-4:]) is not None)
-    return not question and any(st not in _FILLER for st in content_stems(sentence))
+    return not question and any(not _is_filler(st) for st in stems_of(sentence))
 
 
 def is_noncommittal(text: str) -> bool:
@@ -339,18 +357,24 @@ class Window:
         return quantities(self.text)
 
 
-@lru_cache(maxsize=4096)
 def windows(reference: str, node: int) -> tuple[Window, ...]:
     """Every sentence, then every pair of adjacent sentences (a claim may draw on both); single
     sentences come first so that a tie picks the tighter window (negation is judged on it)."""
+    found = _windows(reference)
+    return found if node == 0 else tuple(replace(w, node=node) for w in found)
+
+
+@lru_cache(maxsize=4096)
+def _windows(reference: str) -> tuple[Window, ...]:
+    """The windows of a passage as node 0, tokenised once whatever its position: hallucination
+    judges each passage alone after faithfulness judged them together."""
     sents = sentences(reference) or (reference,)
     singles = [
-        Window(node, s, frozenset(content_stems(s)), frozenset(numbers(s)), negation_count(s), True)
-        for s in sents
+        Window(0, s, frozenset(stems_of(s)), frozenset(numbers(s)), negation_count(s), True) for s in sents
     ]
     pairs = [
         Window(
-            node,
+            0,
             f"{a.text} {b.text}",
             a.stems | b.stems,
             a.numbers | b.numbers,

@@ -1,0 +1,130 @@
+"""A claim's `Terms` scored against passages and windows, cached by text.
+
+The same claim meets the same sentence several times per record (faithfulness against all passages,
+hallucination against each one alone), so its exact recalls, soft matches, antonyms and focus
+clause are keyed by (terms, text) and computed once. Each value is computed with the operations
+`GroundingFeaturizer.evidence` used inline, in the same order: the cache cannot change a verdict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from evaluators.offline import alignment
+from evaluators.offline.claim_view import Terms, is_content
+from evaluators.offline.focus import focus
+from evaluators.offline.lexicon import opposites
+from evaluators.offline.text import Window, content_stems, entities, negation_count, windows, words
+
+
+@dataclass(frozen=True, slots=True)
+class PassageScores:
+    """A claim's terms against each window of one passage (in `windows(text, 0)` order, which a
+    multi-passage `References` concatenates) and against the whole passage."""
+
+    pools: tuple[frozenset[str], ...]  # each window's stems plus the claim's amounts it states
+    windows: tuple[float, ...]  # exact recall in each pool
+    novel_windows: tuple[float, ...]  # ... of the novel words
+    sentences: tuple[float, ...]  # word recall (amounts left out) in each single sentence; 0.0 for pairs
+    passage: float  # exact recall in the passage's pool
+
+
+@lru_cache(maxsize=2048)
+def passage_scores(terms: Terms, text: str) -> PassageScores:
+    found = windows(text, 0)
+    pools = tuple(terms.pool(w.stems, w.text) for w in found)
+    return PassageScores(
+        pools=pools,
+        windows=tuple(terms.recall(p) for p in pools),
+        novel_windows=tuple(terms.recall(p, novel=True) for p in pools),
+        sentences=tuple(terms.word_recall(w.stems) if w.single else 0.0 for w in found),
+        passage=terms.recall(terms.pool(passage_stems(text), text)),
+    )
+
+
+@lru_cache(maxsize=4096)
+def passage_stems(text: str) -> frozenset[str]:
+    """A passage's content stems (its node's pool for node recall), once per passage text."""
+    return frozenset(content_stems(text))
+
+
+@dataclass(frozen=True, slots=True)
+class SoftScores:
+    """Per claim word, 1 when its stem is in the window's pool, else its soft match (common words only)."""
+
+    matches: np.ndarray
+    recall: float
+    novel_recall: float
+
+
+def soft_scores(terms: Terms, window: Window, pool: frozenset[str]) -> SoftScores:
+    return _soft_scores(terms, window.text, pool)
+
+
+@lru_cache(maxsize=2048)
+def _soft_scores(terms: Terms, text: str, pool: frozenset[str]) -> SoftScores:
+    matches = np.array([1.0 if s in pool else 0.0 for s in terms.stems])
+    todo = [i for i, s in enumerate(terms.stems) if s not in pool and terms.softable[i]]
+    if todo:
+        window_words, window_vectors = window_vocabulary(text)
+        if window_words:
+            # The rows of the words to match, gathered (a copy: the same matrix `alignment.vectors`
+            # would stack, so the same products to the last bit; BLAS results depend on shapes).
+            vectors, rows = _soft_vectors(terms)
+            claim = vectors.take([rows[i] for i in todo], axis=0)
+            matches[todo] = alignment.soft_matches(claim, window_vectors)
+    matches.setflags(write=False)
+    return SoftScores(matches, terms.soft_recall(matches), terms.soft_novel_recall(matches))
+
+
+@lru_cache(maxsize=1024)
+def _soft_vectors(terms: Terms) -> tuple[np.ndarray, dict[int, int]]:
+    """Vectors of the words that may be matched softly, and each one's row by word position."""
+    rows = {i: row for row, i in enumerate(i for i, ok in enumerate(terms.softable) if ok)}
+    found = alignment.vectors([terms.surface[i] for i in rows])
+    found.setflags(write=False)
+    return found, rows
+
+
+@lru_cache(maxsize=8192)
+def window_vocabulary(text: str) -> tuple[tuple[str, ...], np.ndarray]:
+    """A window's content words (surface form, for vectors) and their vectors, once per window."""
+    found = tuple(dict.fromkeys(w for w in words(text) if is_content(w)))
+    return found, alignment.vectors(found)
+
+
+def antonyms(terms: Terms, window: Window) -> tuple[tuple[str, str], ...]:
+    """Claim words facing their antonym in the window ('always refundable' vs 'not refundable'
+    is negation; 'increased' vs 'decreased' is this)."""
+    return _antonyms(terms, window.text, window.stems)
+
+
+@lru_cache(maxsize=1024)
+def _antonyms(terms: Terms, text: str, stems: frozenset[str]) -> tuple[tuple[str, str], ...]:
+    window_words, _ = window_vocabulary(text)
+    found = []
+    for word, s in zip(terms.surface, terms.stems, strict=True):
+        if s not in stems:
+            found += [(word, other) for other in opposites(word, window_words) if other not in terms.surface]
+    return tuple(found[:3])
+
+
+def clause_of(terms: Terms, sentence: Window) -> tuple[str | None, int]:
+    """The clause of `sentence` the claim is about (see `focus`; None when it is the whole sentence)
+    and the negations to compare the claim's with: the clause's, else the sentence's."""
+    return _clause_of(terms, sentence.text, sentence.stems, sentence.negations)
+
+
+@lru_cache(maxsize=2048)
+def _clause_of(terms: Terms, text: str, stems: frozenset[str], negations: int) -> tuple[str | None, int]:
+    clause = focus(text, stems, terms.stems, terms.word_list, terms.view.capitalised)
+    return (clause, negation_count(clause)) if clause else (None, negations)
+
+
+@lru_cache(maxsize=2048)
+def window_names(text: str, common: frozenset[str]) -> tuple[str, ...]:
+    """The names a window (or clause) gives, lower-cased."""
+    return tuple(n.lower() for n in entities(text, common=common))
