@@ -210,11 +210,20 @@ fail_start() {
   exit 1
 }
 
+# Whether the process launched as `pid` still runs (a zombie does not). Not `broker_pid`: just after
+# `java ... &` the child is still the forking shell, whose cmdline is not java's yet; read as "exited",
+# that moment made a loaded machine report a start-up failure with an empty broker log.
+launched_alive() {
+  local state
+  state="$(sed -n 's/^[0-9]* (.*) \([A-Za-z]\) .*/\1/p' "/proc/$1/stat" 2>/dev/null)" || return 1
+  [[ -n "$state" && "$state" != Z && "$state" != X ]]
+}
+
 # Returns 0 once ready, 2 when the broker died because a port was taken meanwhile (worth a retry).
 wait_until_ready() {
-  local bootstrap="$1" deadline=$((SECONDS + START_TIMEOUT))
+  local bootstrap="$1" pid="$2" deadline=$((SECONDS + START_TIMEOUT))
   until grep -q "Kafka Server started" "$BROKER_LOG" 2>/dev/null; do
-    if ! broker_pid >/dev/null; then  # not kill -0: the dead JVM stays our unreaped zombie
+    if ! launched_alive "$pid"; then  # not kill -0: the dead JVM stays our unreaped zombie
       grep -q "Address already in use" "$BROKER_LOG" && return 2
       fail_start "the broker exited during start-up"
     fi
@@ -259,7 +268,7 @@ cmd_start() {
     pid=$!
     echo "$pid" >"$PID_FILE"
     status=0
-    wait_until_ready "127.0.0.1:$port" || status=$?
+    wait_until_ready "127.0.0.1:$port" "$pid" || status=$?
     if ((status == 0)); then
       echo "$port" >"$PORT_FILE"
       [[ -n "${RAGPULSE_KAFKA_WATCH_PID:-}" ]] && start_watchdog "$RAGPULSE_KAFKA_WATCH_PID" "$pid"
@@ -306,7 +315,7 @@ cmd_restart() {
   java "${JAVA_ARGS[@]}" kafka.Kafka "$PROPS_FILE" >"$BROKER_LOG" 2>&1 </dev/null &
   pid=$!
   echo "$pid" >"$PID_FILE"
-  wait_until_ready "127.0.0.1:$port" || fail_start "port $port was taken while the broker was down"
+  wait_until_ready "127.0.0.1:$port" "$pid" || fail_start "port $port was taken while the broker was down"
   echo "$port" >"$PORT_FILE"
   [[ -n "${RAGPULSE_KAFKA_WATCH_PID:-}" ]] && start_watchdog "$RAGPULSE_KAFKA_WATCH_PID" "$pid"
   say "Kafka restarted on 127.0.0.1:$port in $(since "$started")s (pid $pid, data kept)"
