@@ -24,6 +24,7 @@ from evaluators import (
     a_evaluate,
     create_metric,
 )
+from evaluators.metrics.ranking import RANKING_METRICS
 from testkit.openai_server import ScriptedOpenAIServer, count_tokens
 
 # PEERS.md, per case: (judge calls, prompt tokens)
@@ -36,14 +37,7 @@ PEERS_PER_METRIC = {
 PEERS_FOUR = {"ragas (best)": (9, 8118), "ragas (worst)": (11, 11790), "deepeval": (11, 6147)}
 GOAL = (4, 3000)
 # Arithmetic over document ids: no judge call here, in ragas (id-based precision/recall) or LlamaIndex.
-RANKING = (
-    "retrieval_hit_rate",
-    "retrieval_mrr",
-    "retrieval_ndcg",
-    "retrieval_average_precision",
-    "retrieval_precision_at_k",
-    "retrieval_recall_at_k",
-)
+RANKING = RANKING_METRICS
 
 TOPICS = [
     "photosynthesis",

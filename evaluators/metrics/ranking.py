@@ -149,3 +149,16 @@ class RetrievalRecallAtK(RankingMetric):
 
     def formula(self, retrieved: Sequence[str], reference: frozenset[str]) -> float:
         return scores.id_recall(retrieved, reference)
+
+
+RANKING_METRICS: tuple[str, ...] = tuple(
+    cls.name
+    for cls in (
+        RetrievalHitRate,
+        RetrievalMRR,
+        RetrievalNDCG,
+        RetrievalAveragePrecision,
+        RetrievalPrecisionAtK,
+        RetrievalRecallAtK,
+    )
+)  # the names, in this order, for tables and benchmarks

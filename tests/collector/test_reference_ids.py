@@ -18,9 +18,9 @@ from collector.records import RagRecord, RetrievedNode
 from collector.sampling import Sampler, SamplingConfig
 from collector.spans import Span, flatten
 from evaluators import CaseField
-from evaluators.judges.base import JudgeInfo
 from ragpulse_sdk import attributes, record_rag
 from testkit.collector_runner import wait_for
+from testkit.judges import NoCallsJudge
 from testkit.otlp import post_traces
 from testkit.process import RagpulseProcess
 from testkit.rag_traces import Collect, encode, provider
@@ -43,21 +43,6 @@ def _record(**span_attributes: Any) -> RagRecord:
     return record
 
 
-class _NoCalls:
-    """A judge whose every operation fails: the ranking metrics must never call it."""
-
-    info = JudgeInfo("refusing", "none")
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-
-        async def operation(*args: Any, **kwargs: Any) -> Any:
-            raise AssertionError(f"the judge's {name!r} was called")
-
-        return operation
-
-
 def test_record_rag_to_test_case_round_trip_scores_with_no_judge_call() -> None:
     record = _record()
     assert record.reference_context_ids == ("d1", "d2")
@@ -66,7 +51,7 @@ def test_record_rag_to_test_case_round_trip_scores_with_no_judge_call() -> None:
     assert case.reference_context_ids == ["d1", "d2"]
     assert {CaseField.RETRIEVED_CONTEXT_IDS, CaseField.REFERENCE_CONTEXT_IDS} <= filled_fields(case)
     metrics = ("retrieval_hit_rate", "retrieval_mrr", "retrieval_recall_at_k", "id_based_context_precision")
-    result = asyncio.run(JudgeOnLoop(_NoCalls()).score(case, metrics))  # type: ignore[arg-type]
+    result = asyncio.run(JudgeOnLoop(NoCallsJudge()).score(case, metrics))  # type: ignore[arg-type]
     assert {r.name: r.score for r in result.results} == {
         "retrieval_hit_rate": 1.0,
         "retrieval_mrr": 0.5,  # d1 at rank 2

@@ -13,7 +13,6 @@ import pytest
 
 from evaluators import CaseField, MissingFieldError, TestCase, evaluate, required_inputs
 from evaluators.cli import main
-from evaluators.judges.base import JudgeInfo
 from evaluators.metrics import (
     RetrievalAveragePrecision,
     RetrievalHitRate,
@@ -23,6 +22,7 @@ from evaluators.metrics import (
     RetrievalRecallAtK,
     create_metric,
 )
+from evaluators.metrics.ranking import RANKING_METRICS
 from evaluators.metrics.registry import ALIASES, canonical_name
 from evaluators.scores import (
     UndefinedScoreError,
@@ -32,15 +32,9 @@ from evaluators.scores import (
     id_relevance,
     ndcg,
 )
+from testkit.judges import NoCallsJudge
 
-RANKING = (
-    "retrieval_hit_rate",
-    "retrieval_mrr",
-    "retrieval_ndcg",
-    "retrieval_average_precision",
-    "retrieval_precision_at_k",
-    "retrieval_recall_at_k",
-)
+RANKING = RANKING_METRICS
 LOG2_3 = math.log2(3)  # the discount at rank 2
 
 
@@ -139,7 +133,8 @@ def test_ids_compare_as_text_and_come_under_llamaindex_names_too() -> None:
 
 def test_a_ragas_sample_object_is_read_by_its_attribute_names() -> None:
     sample = SimpleNamespace(user_input="q", retrieved_context_ids=[1, 2, 3], reference_context_ids=[3])
-    (result,) = evaluate([sample], [create_metric("id_based_context_recall")], _NoCalls()).cases[0].results
+    metric = create_metric("id_based_context_recall")
+    (result,) = evaluate([sample], [metric], NoCallsJudge()).cases[0].results
     assert result.score == 1.0
 
 
@@ -160,14 +155,14 @@ def test_no_reference_ids_is_unmeasured_naming_the_field(missing: dict[str, Any]
     case = {"retrieved_context_ids": ["d1"], **missing}
     with pytest.raises(MissingFieldError, match="reference_context_ids"):
         RetrievalHitRate().measure(case)
-    results = evaluate([case], [create_metric(name) for name in RANKING], _NoCalls()).cases[0].results
+    results = evaluate([case], [create_metric(name) for name in RANKING], NoCallsJudge()).cases[0].results
     for result in results:
         assert result.outcome == "unmeasured" and result.score is None
         assert "'reference_context_ids', which is missing or empty" in result.reason, result
 
 
 def test_no_retrieved_ids_is_unmeasured_naming_the_field() -> None:
-    result = evaluate([{"expected_ids": ["d1"]}], [RetrievalMRR()], _NoCalls()).cases[0].results[0]
+    result = evaluate([{"expected_ids": ["d1"]}], [RetrievalMRR()], NoCallsJudge()).cases[0].results[0]
     assert result.outcome == "unmeasured" and "'retrieved_context_ids'" in result.reason
 
 
@@ -185,24 +180,9 @@ def test_the_arithmetic_refuses_empty_inputs_instead_of_nan() -> None:
             undefined()
 
 
-class _NoCalls:
-    """A judge whose every operation fails (the result would be `error`): ranking metrics make no call."""
-
-    info = JudgeInfo("refusing", "none")
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-
-        async def operation(*args: Any, **kwargs: Any) -> Any:
-            raise AssertionError(f"a ranking metric called the judge's {name!r}")
-
-        return operation
-
-
 def test_no_judge_call_and_no_judge_needed() -> None:
     case = {"retrieved_ids": ["d3", "d1", "d7"], "expected_ids": ["d1", "d2"]}
-    result = evaluate([case], [create_metric(name) for name in RANKING], _NoCalls())
+    result = evaluate([case], [create_metric(name) for name in RANKING], NoCallsJudge())
     assert all(r.outcome in ("passed", "failed") for r in result.cases[0].results)
     assert result.usage.calls == 0 and result.usage.prompt_tokens == 0
     assert RetrievalAveragePrecision().measure(case).score == 0.25  # no judge passed anywhere
