@@ -7,6 +7,7 @@ judges, which is where the cost advantage over per-claim or per-node judging com
 
 from __future__ import annotations
 
+import asyncio
 import math
 import os
 import re
@@ -137,8 +138,12 @@ class OpenAIJudge:
     ) -> list[list[Verdict]]:
         if not items or not checks:
             return [[] for _ in checks]
-        if len(checks) > len(_CHECK_NAMES):
-            raise ValueError(f"at most {len(_CHECK_NAMES)} checks per call")
+        if len(checks) > len(_CHECK_NAMES):  # more than one prompt can name: one call per eight
+            size = len(_CHECK_NAMES)
+            parts = await asyncio.gather(
+                *(self.verdicts_multi(items, checks[i : i + size]) for i in range(0, len(checks), size))
+            )
+            return [verdicts for part in parts for verdicts in part]
         lines = ["Judge every item with each check, in check order:"]
         for name, (_references, task) in zip(_CHECK_NAMES, checks, strict=False):
             lines.append(

@@ -16,7 +16,7 @@ from evaluators import (
     TestCase,
     a_evaluate,
 )
-from evaluators.judges.base import ExtractKind
+from evaluators.judges.base import ExtractKind, VerdictTask
 from evaluators.judges.prompts import SYSTEM_PROMPT, parse_fenced
 from testkit.openai_server import ScriptedOpenAIServer
 
@@ -200,3 +200,16 @@ async def test_credentials_a_judge_echoes_never_reach_the_reason(
     assert result.outcome is Outcome.ERROR
     assert "401" in result.reason and "[redacted]" in result.reason
     assert key not in result.reason and "Bearer tk-" not in result.reason
+
+
+async def test_more_checks_than_one_prompt_names_take_several_calls(
+    openai_server: ScriptedOpenAIServer,
+) -> None:
+    """The session merges every check on the same items (citation metrics ask one per cited passage):
+    beyond the eight a prompt names, the judge makes more calls instead of failing."""
+    calls: list[CallRecord] = []
+    items = ["Paris is the capital of France."]
+    checks = [([f"Passage {i}: Paris is the capital of France."], VerdictTask.SUPPORTED) for i in range(10)]
+    results = await judge_for(openai_server, calls).verdicts_multi(items, checks)
+    assert [len(r) for r in results] == [1] * 10
+    assert len(calls) == 2
