@@ -21,8 +21,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from evaluators.offline.text import sentences
-
 _BRACKET = re.compile(r"(?<!!)\[(\^?)([^\[\]\n]{1,60})\]")
 # After a word of three letters or more, or punctuation: 'tall¹', 'France.²', never 'm²' or 'mc²'.
 _SUPERSCRIPT = re.compile(r"(?:(?<=[^\W\d_]{3})|(?<=[.,;:)\"'’]))([⁰¹²³⁴⁵⁶⁷⁸⁹]+(?:[,˒][⁰¹²³⁴⁵⁶⁷⁸⁹]+)*)")
@@ -156,6 +154,10 @@ def cited_sentences(
         if not _DEFINITION_LINE.match(line) and not _SOURCES_HEADING.match(line)
     ]
     result: list[tuple[str, list[Citation]]] = []
+    # The offline judge's sentence splitter (nupunkt and any script), imported on use: importing the
+    # metrics (as the sidecar's main process does) must not load the offline judge's package.
+    from evaluators.offline.text import sentences
+
     for sentence in sentences("\n".join(lines)):
         kept: list[str] = []
         own: list[Citation] = []

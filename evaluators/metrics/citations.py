@@ -24,7 +24,6 @@ from evaluators.case import CaseField, TestCase
 from evaluators.citations_parse import Citation, CitedSentence, cited_sentences
 from evaluators.judges.base import Verdict, VerdictTask
 from evaluators.metrics.base import Metric, MetricOptions, Scored, listing, record
-from evaluators.offline.text import is_factual
 from evaluators.session import JudgeSession
 
 # Checks one batched call carries for passages cited by the same sentences: the session folds checks
@@ -55,6 +54,8 @@ class _Judged:
 async def _judge_citations(case: TestCase, session: JudgeSession, base: int) -> _Judged:
     passages = list(case.retrieval_context or [])
     ids = getattr(case, "retrieved_context_ids", None)  # when the case carries passage ids
+    from evaluators.offline.text import is_factual  # (on use: see citations_parse.cited_sentences)
+
     found = cited_sentences(case.actual_output or "", len(passages), base=base, ids=ids)
     factual = [is_factual(s.text) for s in found]
     by_passage: dict[int, list[int]] = {}
