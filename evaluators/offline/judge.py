@@ -50,6 +50,9 @@ from evaluators.scores import UndefinedScoreError
 
 GROUNDING_MODEL = "ragpulse-grounding-v2"
 _PREPOSITION = re.compile(r"\s(of|for|on|in|about)\s")
+# A topic counts as answered when a window matches this much of it (soft recall) and no rarer word of
+# it is missing ('warranty' missing from a blender's specs is absence; a missing 'wrote' is phrasing).
+_ANSWERED_SOFT, _ANSWERED_RAREST_MISSING = 0.6, 0.3
 _SOFT_RECALL, _MAX_MISSING = FEATURE_NAMES.index("soft_recall_window"), FEATURE_NAMES.index("max_missing_idf")
 # '[2]', '[1, 3]', '[^1]', '[doc-3]': where an answer cites, not what it claims ('[2023]' stays).
 _CITATION_MARKER = re.compile(
@@ -213,7 +216,7 @@ class OfflineJudge:
             return None
         ev = self.featurizer.evidence(subject, refs)
         soft, rarest_missing = ev.features[_SOFT_RECALL], ev.features[_MAX_MISSING]
-        if ev.best_window is None or soft < 0.6 or rarest_missing >= 0.3:
+        if ev.best_window is None or soft < _ANSWERED_SOFT or rarest_missing >= _ANSWERED_RAREST_MISSING:
             return None
         return ev if supplies(ev.best_window.text, question, self.idf.common, types) else None
 
