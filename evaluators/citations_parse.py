@@ -156,7 +156,7 @@ def cited_sentences(
     result: list[tuple[str, list[Citation]]] = []
     # The offline judge's sentence splitter (nupunkt and any script), imported on use: importing the
     # metrics (as the sidecar's main process does) must not load the offline judge's package.
-    from evaluators.offline.text import sentences
+    from evaluators.offline.sentences import sentences
 
     for sentence in sentences("\n".join(lines)):
         kept: list[str] = []

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import re
 
-from evaluators.offline.text import sentences
+from evaluators.offline.sentences import sentences
 from scripts.offline_quantities import (
     DATE,
     EXACT,

@@ -46,7 +46,7 @@ from evaluators.offline.relevance import (
     responsiveness,
     similarity_features,
 )
-from evaluators.offline.text import sentences
+from evaluators.offline.sentences import sentences
 from scripts.offline_training import LabelledAnswer, auroc, balanced_accuracy, load_halueval
 
 

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from evaluators.offline.text import sentences
+from evaluators.offline.sentences import sentences
 from scripts.offline_training import LabelledAnswer, halueval_dir, iter_jsonl
 
 _GLUE = re.compile(r"(?<=[a-z0-9)\]\"'][.!?])(?=[A-Z])")  # '...century.First for Women'

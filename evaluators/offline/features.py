@@ -25,7 +25,8 @@ from evaluators.offline.passage_match import (
     window_names,
 )
 from evaluators.offline.quantities import Quantity, conflicts, quantities
-from evaluators.offline.text import Window, stem, stems_of, windows, words
+from evaluators.offline.sentences import Window, windows
+from evaluators.offline.text import stem, stems_of, words
 
 FEATURE_NAMES: tuple[str, ...] = (
     "recall_window",  # IDF-weighted share of the claim's content words in its best 2-sentence window

@@ -37,15 +37,8 @@ from evaluators.offline.reasons import (
     unsupported_reason,
 )
 from evaluators.offline.relevance import RelevanceScorer
-from evaluators.offline.text import (
-    clauses,
-    entities,
-    is_factual,
-    is_noncommittal,
-    numbers,
-    sentences,
-    stems_of,
-)
+from evaluators.offline.sentences import clauses, sentences
+from evaluators.offline.text import entities, is_factual, is_noncommittal, numbers, stems_of
 from evaluators.scores import UndefinedScoreError
 
 GROUNDING_MODEL = "ragpulse-grounding-v2"

@@ -17,7 +17,8 @@ from evaluators.offline import alignment
 from evaluators.offline.claim_view import Terms, is_content
 from evaluators.offline.focus import focus
 from evaluators.offline.lexicon import opposites
-from evaluators.offline.text import Window, content_stems, entities, negation_count, windows, words
+from evaluators.offline.sentences import Window, windows
+from evaluators.offline.text import content_stems, entities, negation_count, words
 
 
 @dataclass(frozen=True, slots=True)

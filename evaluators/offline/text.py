@@ -1,7 +1,8 @@
-"""Text analysis for the offline judge: sentences, clauses, content words, numbers, entities, negation.
+"""Word-level text analysis for the offline judge: content words, stems, numbers, entities, negation
+(`sentences` splits texts into sentences, clauses and windows).
 
-Everything here is pure, deterministic and cheap (regular expressions plus `nupunkt`'s packaged
-sentence model), because the offline judge must evaluate hundreds of cases per second on one core.
+Everything here is pure, deterministic and cheap (regular expressions), because the offline judge
+must evaluate hundreds of cases per second on one core.
 Pure-ASCII text takes the English fast path it always took; any other text is folded (NFKC, case,
 Latin accents, ё -> е) and tokenised script by script by `multilingual`, so that a Russian, Chinese
 or Hindi answer yields claims and content words too, instead of none. Hyphens split words
@@ -10,17 +11,12 @@ everywhere ('in-sync' and 'in sync' give the same content words) except in codes
 
 from __future__ import annotations
 
-import itertools
 import re
 import unicodedata
-from dataclasses import dataclass, replace
 from functools import cache, lru_cache
-
-import nupunkt
 
 from evaluators.offline import multilingual as ml
 from evaluators.offline.number_words import spelled_numbers
-from evaluators.offline.quantities import Quantity, quantities
 from evaluators.offline.units import BIG, CARDINALS, TENS
 
 # Negations are counted on unsplit words: 'not-for-profit' and 'no-nonsense' negate nothing.
@@ -36,21 +32,6 @@ _NUMBER_ANY_SCRIPT = re.compile(
 _UPPER = ml.upper_class()
 _NAME_WORD = rf"[{_UPPER}](?:[\w’'\-&\u0300-\u036f]|\.(?=[{_UPPER}]))*"  # (with combining accents: 'Па́вел')
 _CAPITALISED = re.compile(rf"\b{_NAME_WORD}(?:\s+(?:(?:of|de|la|van|von|the|and|for)\s+)?{_NAME_WORD})*")
-_CONJUNCTIONS = "and|but|while|whereas|although|though|yet"
-_OTHER_CONJUNCTIONS = (
-    "но|а|однако|хотя|aber|jedoch|während|obwohl|mais|tandis que|alors que|pero|aunque|mientras que"
-)
-_HEDGES = "typically|usually|generally|normally|often|commonly"  # ', typically 2 of 3': a fact of its own
-_CLAUSE_BREAK = re.compile(
-    rf";\s+|,\s+(?=(?:{_CONJUNCTIONS}|{_OTHER_CONJUNCTIONS}|{_HEDGES})\s)|\s+(?=whereas\s)|(?<=；)|，(?=(?:但是?|而|然而))"
-)
-# After these a part is a fact of its own even when short ('...; malaria prophylaxis too').
-_STRONG_BREAK = re.compile(r";\s+|(?<=；)|,\s+(?=plus\s)")
-_LEADING_CONJUNCTION = re.compile(
-    rf"^(?:(?:{_CONJUNCTIONS}|{_OTHER_CONJUNCTIONS}|plus)\s+|(?:但是?|而|然而)，?)", re.IGNORECASE
-)
-_HAS_CJK = re.compile(f"[{ml.CJK}]")  # (only on short clauses)
-_LATIN_LETTER = re.compile("[A-Za-z]")
 _NONCOMMITTAL = re.compile(
     r"\b(i (?:do not|don't|cannot|can't) (?:know|say|tell|answer)|i am not sure|i'm not sure|"
     r"no information|not (?:mentioned|provided|specified|stated) in|unable to (?:answer|determine|find)|"
@@ -231,101 +212,6 @@ def _fold_word(word: str) -> str:
     return word.lower() if word.isascii() else ml.fold(word)
 
 
-def sentences(text: str) -> tuple[str, ...]:
-    """Sentences of a text (nupunkt's packaged model; newlines also end a sentence). Text that is not
-    pure ASCII is first cut after sentence ends nupunkt does not know (。！？ । ؟ and the Greek ';'),
-    and nupunkt's cuts after non-English abbreviations ('т. е.', 'z. B.', 'El Sr.', '20. Juli') are undone."""
-    return tuple(s for block in text.split("\n") if block.strip() for s in _block_sentences(block))
-
-
-@lru_cache(maxsize=8192)
-def _block_sentences(block: str) -> tuple[str, ...]:
-    """Sentences of one line: cached apart, since a passage is tokenised alone (its windows) and
-    again inside the passages joined by blank lines (context statements)."""
-    if block.isascii():
-        found = nupunkt.sent_tokenize(block)  # plain strings (tuples only when asked for spans)
-        found = [s.strip() for s in found if isinstance(s, str) and s.strip()]
-        return tuple(_rejoin(found, titles=False) if len(found) > 1 else found)
-    pieces = _hard_pieces(block) if ml.has_special_stops(block) else [block]
-    return tuple(_rejoin([s for piece in pieces for s in _punkt(piece)], titles=True))
-
-
-def _hard_pieces(block: str) -> list[str]:
-    pieces, start = [], 0
-    for match in ml.HARD_STOP.finditer(block):
-        pieces.append(block[start : match.end()])
-        start = match.end()
-    return [p for p in (*pieces, block[start:]) if p.strip()]
-
-
-def _punkt(piece: str) -> list[str]:
-    if not any(c in piece for c in ".!?"):
-        return [piece.strip()]
-    return [s.strip() for s in nupunkt.sent_tokenize(piece) if isinstance(s, str) and s.strip()]
-
-
-def _rejoin(found: list[str], *, titles: bool) -> list[str]:
-    """Undo nupunkt's cuts after '20.' before a month and after a non-English abbreviation before a
-    lower-case word or a digit; and, in text that is not ASCII, after a title before a name (English
-    'Sr.' ends sentences: 'Ross Bagdasarian, Sr. The films ...')."""
-    merged: list[str] = []
-    for sentence in found:
-        previous = merged[-1] if merged else ""
-        tail = previous[previous.rfind(" ") + 1 : -1].lstrip("(«„\"'") if previous.endswith(".") else ""
-        if (
-            tail
-            and len(tail) <= 8
-            and _continues(tail.lower() if tail.isascii() else ml.fold(tail), sentence, titles)
-        ):
-            merged[-1] = f"{previous} {sentence}"
-        else:
-            merged.append(sentence)
-    return merged
-
-
-def _continues(word: str, sentence: str, titles: bool) -> bool:
-    """Whether `sentence` continues the one that ended with `word` and a full stop."""
-    head = sentence[:1]
-    if word.isdigit():  # '20.' before 'Juli 1969'
-        return len(word) <= 2 and ml.fold(sentence.split()[0].rstrip(".,")) in ml.MONTHS
-    if word in ml.ABBREVIATIONS and (head.islower() or head.isdigit()):
-        return True
-    return titles and word in ml.TITLES and ml.fold(sentence.split()[0]) not in STOPWORDS
-
-
-def clauses(sentence: str, *, min_words: int = 4) -> list[str]:
-    """Split a sentence where it joins independent facts ('; ', ', plus ', ', and ', ', but ', ...).
-
-    A part shorter than `min_words` words stays attached to its neighbour: 'salt, and pepper'
-    is one fact, 'Paris is the capital, and Lyon is the third largest city' is two; after a
-    semicolon or ', plus' two content words make a fact ('...; malaria prophylaxis too').
-    """
-    merged: list[str] = []
-    for segment in _STRONG_BREAK.split(sentence):
-        parts = [p.strip(" ,;") for p in _CLAUSE_BREAK.split(segment) if p and p.strip(" ,;")]
-        for i, part in enumerate(parts):
-            # The first part after a semicolon or ', plus' stands alone when it names two things.
-            alone = i == 0 and len(content_stems(part)) >= 2
-            if merged and not alone and (_length(part) < min_words or _length(merged[-1]) < min_words):
-                merged[-1] = f"{merged[-1]}, {part}"
-            else:
-                merged.append(part)
-    return [_as_sentence(p) for p in merged] if len(merged) > 1 else [sentence.strip()]
-
-
-def _length(part: str) -> int:
-    """Words of a clause; a CJK clause has no spaces, so its tokens count instead."""
-    return len(part.split()) if part.isascii() or not _HAS_CJK.search(part) else len(words(part))
-
-
-def _as_sentence(part: str) -> str:
-    part = _LEADING_CONJUNCTION.sub("", part.strip().strip("；"))
-    part = part[:1].upper() + part[1:]
-    if _HAS_CJK.search(part[-1:]) and not _LATIN_LETTER.search(part):
-        return f"{part}。"
-    return part if part.endswith((".", "!", "?", "。", "！", "？", "।")) else f"{part}."
-
-
 def is_factual(sentence: str) -> bool:
     """False for questions and content-free filler ('Thanks!', 'Hope this helps.', 'Спасибо!')."""
     s = sentence.rstrip()
@@ -336,51 +222,3 @@ def is_factual(sentence: str) -> bool:
 def is_noncommittal(text: str) -> bool:
     """True for evasive answers ('I don't know', 'the context does not say'): ragas zeroes these."""
     return bool(_NONCOMMITTAL.search(text))
-
-
-@dataclass(frozen=True, slots=True)
-class Window:
-    """A span of consecutive sentences of one reference, pre-tokenised for matching."""
-
-    node: int
-    text: str
-    stems: frozenset[str]
-    numbers: frozenset[str]
-    negations: int
-    single: bool  # one sentence (negation is compared sentence to sentence)
-
-    @property
-    def quantities(self) -> tuple[Quantity, ...]:
-        """Numbers, amounts and dates of the window (spans index into `text`). Read on first use and
-        cached by text: a claim looks at its best window's only, so reading every window up front
-        would double the cost of `windows` for nothing."""
-        return quantities(self.text)
-
-
-def windows(reference: str, node: int) -> tuple[Window, ...]:
-    """Every sentence, then every pair of adjacent sentences (a claim may draw on both); single
-    sentences come first so that a tie picks the tighter window (negation is judged on it)."""
-    found = _windows(reference)
-    return found if node == 0 else tuple(replace(w, node=node) for w in found)
-
-
-@lru_cache(maxsize=4096)
-def _windows(reference: str) -> tuple[Window, ...]:
-    """The windows of a passage as node 0, tokenised once whatever its position: hallucination
-    judges each passage alone after faithfulness judged them together."""
-    sents = sentences(reference) or (reference,)
-    singles = [
-        Window(0, s, frozenset(stems_of(s)), frozenset(numbers(s)), negation_count(s), True) for s in sents
-    ]
-    pairs = [
-        Window(
-            0,
-            f"{a.text} {b.text}",
-            a.stems | b.stems,
-            a.numbers | b.numbers,
-            a.negations + b.negations,
-            False,
-        )
-        for a, b in itertools.pairwise(singles)
-    ]
-    return (*singles, *pairs)

@@ -5,17 +5,15 @@ from __future__ import annotations
 import pytest
 
 from evaluators.offline.quantities import Quantity, claim_quantities_found, conflicts, quantities, supports
+from evaluators.offline.sentences import clauses, sentences, windows
 from evaluators.offline.text import (
-    clauses,
     content_stems,
     entities,
     is_factual,
     is_noncommittal,
     negation_count,
     numbers,
-    sentences,
     stem,
-    windows,
     words,
 )
 
