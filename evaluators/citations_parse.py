@@ -35,6 +35,7 @@ _DEFINITION_LINE = re.compile(r"^\s*\[\^?[\w\s,.-]+\]:?(\s|$)")
 _SOURCES_HEADING = re.compile(r"^\s*[#*_]*\s*(sources|references|citations|footnotes)\s*[*_]*:?\s*$", re.I)
 _MAX_RANGE = 50
 _TEXT_DIGITS = 3  # an unresolved bare number this long is a year or a quantity, not a citation
+_ANY_PASSAGES = 999  # `without_citations`: every rank of up to three digits names a passage
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +140,21 @@ def _markers(text: str, resolver: Resolver) -> list[tuple[int, int, list[Citatio
         digits = [part.translate(_SUPER_DIGITS) for part in re.split("[,˒]", match.group(1))]
         found.append((*match.span(), [resolver.rank(d, int(d)) for d in digits]))
     return sorted(found, key=lambda item: item[0])
+
+
+def without_citations(text: str) -> str:
+    """`text` with its citation markers cut out ('330 metres tall [2].' -> '330 metres tall.'), for
+    reading claims when the retrieval context is not at hand: any rank counts as a passage, while a
+    bracketed year ('[2023]') stays text, as in `cited_sentences`. Lines are kept: they end sentences."""
+    markers = _markers(text, Resolver(_ANY_PASSAGES, 1, ()))
+    if not markers:
+        return text
+    kept, cursor = [], 0
+    for start, end, _cited in markers:
+        kept.append(text[cursor:start].rstrip(" \t"))
+        cursor = end
+    kept.append(text[cursor:])
+    return "".join(kept)
 
 
 def cited_sentences(

@@ -14,6 +14,7 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
+from evaluators.citations_parse import without_citations
 from evaluators.judges.base import (
     ExtractKind,
     JudgeInfo,
@@ -47,10 +48,6 @@ _PREPOSITION = re.compile(r"\s(of|for|on|in|about)\s")
 # it is missing ('warranty' missing from a blender's specs is absence; a missing 'wrote' is phrasing).
 _ANSWERED_SOFT, _ANSWERED_RAREST_MISSING = 0.6, 0.3
 _SOFT_RECALL, _MAX_MISSING = FEATURE_NAMES.index("soft_recall_window"), FEATURE_NAMES.index("max_missing_idf")
-# '[2]', '[1, 3]', '[^1]', '[doc-3]': where an answer cites, not what it claims ('[2023]' stays).
-_CITATION_MARKER = re.compile(
-    r"\s?\[\^?(?:(?:doc|source|ref|passage)[\s_-]?)?\d{1,3}(?:\s*[,;–-]\s*\d{1,3})*\]", re.IGNORECASE
-)
 _QUESTION_MEMORY = 4096  # claims remembered with the question they answer (see `extract`)
 
 
@@ -71,7 +68,7 @@ def answer_claims(text: str) -> list[str]:
 
     A taste ('I love crime fiction', 'you'll love X') is not a fact to ground, but what it names
     must exist: such a clause is reduced to its names ('X'), or dropped when it names nothing."""
-    return list(_answer_claims(_CITATION_MARKER.sub("", text)))
+    return list(_answer_claims(without_citations(text)))
 
 
 @lru_cache(maxsize=1024)

@@ -12,7 +12,7 @@ import pytest
 
 from evaluators import OpenAIJudge, Outcome, TestCase, a_evaluate
 from evaluators.case import CaseField, MissingFieldError
-from evaluators.citations_parse import cited_sentences, parse_citations
+from evaluators.citations_parse import cited_sentences, parse_citations, without_citations
 from evaluators.judges.base import Verdict, VerdictTask
 from evaluators.metrics.citations import CitationCoverage, CitationPrecision
 from testkit.openai_server import ScriptedOpenAIServer
@@ -291,3 +291,11 @@ async def test_the_offline_judge_reproduces_the_worked_example() -> None:
 
     evaluation = await a_evaluate([CASE], [CitationPrecision(), CitationCoverage()], OfflineJudge())
     assert [r.score for r in evaluation.cases[0].results] == [pytest.approx(4 / 7), pytest.approx(4 / 6)]
+
+
+def test_claims_are_read_without_their_citation_markers() -> None:
+    """The offline judge reads claims through `without_citations`: markers go, bracketed years and
+    links stay, and so do line breaks (they end sentences)."""
+    text = "It is 330 metres tall [2]. Built in 1889 [1][3].\nIn [2023] it had 7 [^1] visitors¹ [doc-4]."
+    assert without_citations(text) == "It is 330 metres tall. Built in 1889.\nIn [2023] it had 7 visitors."
+    assert without_citations("See [the docs](https://x.y).") == "See [the docs](https://x.y)."
