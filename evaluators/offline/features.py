@@ -24,7 +24,7 @@ from evaluators.offline.passage_match import (
     soft_scores,
     window_names,
 )
-from evaluators.offline.quantities import Quantity, conflicts, quantities
+from evaluators.offline.quantities import Quantity, conflicts
 from evaluators.offline.sentences import Window, windows
 from evaluators.offline.text import stem, stems_of, words
 
@@ -55,24 +55,16 @@ class References:
 
     texts: tuple[str, ...]
     windows: tuple[Window, ...]
-    node_stems: tuple[frozenset[str], ...]
     all_stems: frozenset[str]
-    node_quantities: tuple[tuple[Quantity, ...], ...]
-    all_quantities: tuple[Quantity, ...]
     lowered: str
 
 
 @lru_cache(maxsize=1024)
 def prepare(texts: tuple[str, ...]) -> References:
-    node_stems = tuple(passage_stems(t) for t in texts)
-    node_quantities = tuple(quantities(t) for t in texts)
     return References(
         texts=texts,
         windows=tuple(w for i, t in enumerate(texts) for w in windows(t, i)),
-        node_stems=node_stems,
-        all_stems=frozenset().union(*node_stems),
-        node_quantities=node_quantities,
-        all_quantities=tuple(q for node in node_quantities for q in node),
+        all_stems=frozenset().union(*(passage_stems(t) for t in texts)),
         lowered=" ".join(texts).lower(),
     )
 
