@@ -13,10 +13,11 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
+from evaluators.offline.sentences import CONJUNCTIONS
 from evaluators.offline.text import content_stems
 
 _PART_BREAK = re.compile(
-    r"[,;]\s+(?=(?:and|but|while|whereas|although|though|yet|except|unless)\b)|\s+(?=(?:while|whereas)\s)",
+    rf"[,;]\s+(?=(?:{CONJUNCTIONS}|except|unless)\b)|\s+(?=(?:while|whereas)\s)",
     re.IGNORECASE,
 )
 _SHARE = 0.9  # the clause must hold this share of what the whole sentence matches of the claim

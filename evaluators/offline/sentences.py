@@ -19,18 +19,18 @@ from evaluators.offline import multilingual as ml
 from evaluators.offline.quantities import Quantity, quantities
 from evaluators.offline.text import STOPWORDS, content_stems, negation_count, numbers, stems_of, words
 
-_CONJUNCTIONS = "and|but|while|whereas|although|though|yet"
+CONJUNCTIONS = "and|but|while|whereas|although|though|yet"  # joining two facts
 _OTHER_CONJUNCTIONS = (
     "но|а|однако|хотя|aber|jedoch|während|obwohl|mais|tandis que|alors que|pero|aunque|mientras que"
 )
 _HEDGES = "typically|usually|generally|normally|often|commonly"  # ', typically 2 of 3': a fact of its own
 _CLAUSE_BREAK = re.compile(
-    rf";\s+|,\s+(?=(?:{_CONJUNCTIONS}|{_OTHER_CONJUNCTIONS}|{_HEDGES})\s)|\s+(?=whereas\s)|(?<=；)|，(?=(?:但是?|而|然而))"
+    rf";\s+|,\s+(?=(?:{CONJUNCTIONS}|{_OTHER_CONJUNCTIONS}|{_HEDGES})\s)|\s+(?=whereas\s)|(?<=；)|，(?=(?:但是?|而|然而))"
 )
 # After these a part is a fact of its own even when short ('...; malaria prophylaxis too').
 _STRONG_BREAK = re.compile(r";\s+|(?<=；)|,\s+(?=plus\s)")
 _LEADING_CONJUNCTION = re.compile(
-    rf"^(?:(?:{_CONJUNCTIONS}|{_OTHER_CONJUNCTIONS}|plus)\s+|(?:但是?|而|然而)，?)", re.IGNORECASE
+    rf"^(?:(?:{CONJUNCTIONS}|{_OTHER_CONJUNCTIONS}|plus)\s+|(?:但是?|而|然而)，?)", re.IGNORECASE
 )
 _HAS_CJK = re.compile(f"[{ml.CJK}]")  # (only on short clauses)
 _LATIN_LETTER = re.compile("[A-Za-z]")
