@@ -38,6 +38,7 @@ PEERS_FOUR = {"ragas (best)": (9, 8118), "ragas (worst)": (11, 11790), "deepeval
 GOAL = (4, 3000)
 # Arithmetic over document ids: no judge call here, in ragas (id-based precision/recall) or LlamaIndex.
 RANKING = RANKING_METRICS
+CONVERSATIONAL = ("knowledge_retention", "conversation_relevancy", "conversation_completeness")
 
 TOPICS = [
     "photosynthesis",
@@ -83,6 +84,26 @@ def make_case(i: int, topic: str) -> TestCase:
     )
 
 
+def make_conversation(i: int, topic: str, exchanges: int = 3) -> TestCase:
+    """A support conversation of `exchanges` user/assistant pairs (deepeval's conversational shape)."""
+    turns = []
+    for k in range(exchanges):
+        turns.append(
+            {
+                "role": "user",
+                "content": f"Question {k + 1} about {topic}: what changed after the {1800 + 10 * k + i}s?",
+            }
+        )
+        turns.append(
+            {
+                "role": "assistant",
+                "content": f"After the {1800 + 10 * k + i}s, studies of {topic} documented new measurements "
+                f"and revised the theory with examples from several continents.",
+            }
+        )
+    return TestCase(id=f"conversation-{i}", turns=turns)
+
+
 def prompt_tokens(body: dict) -> int:
     text = "".join(m.get("content") or "" for m in body.get("messages", []))
     schema = json.dumps(body.get("response_format") or "")
@@ -119,6 +140,13 @@ async def main() -> None:
         )
     calls, tokens = await measure([create_metric(name) for name in RANKING], cases, json_schema=True)
     print(f"{'retrieval ranking (6)':<22}{calls:>11.1f}{tokens:>13.0f}   (arithmetic over reference ids)")
+    conversations = [make_conversation(i, topic) for i, topic in enumerate(TOPICS)]
+    for name in CONVERSATIONAL:
+        calls, tokens = await measure([create_metric(name)], conversations, json_schema=True)
+        print(
+            f"{name:<26}{calls:>7.1f}{tokens:>13.0f}   per 6-turn conversation "
+            "(deepeval: a call per turn + reason)"
+        )
     print()
     for label, json_schema in (("json_schema", True), ("JSON-mode fallback", False)):
         calls, tokens = await measure(four, cases, json_schema=json_schema)

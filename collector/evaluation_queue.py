@@ -38,11 +38,22 @@ class TraceHold:
             self._trace.release()
 
 
+class NoHold:
+    """The hold of a job with nothing to acknowledge: a conversation, whose turns were acknowledged as
+    their own records were judged. Shed under overload like an OTLP record (it is not read again)."""
+
+    __slots__ = ()
+    replayable = False
+
+    def release(self) -> None:
+        return None
+
+
 @dataclass(slots=True)
 class Job:
     record: RagRecord
     decision: Decision
-    hold: TraceHold
+    hold: TraceHold | NoHold
     attempts: int = 0  # judge calls that failed so far (they double the backoff)
     first_failure: float = 0.0  # monotonic time the judge first failed it (the retry window's start)
 

@@ -119,7 +119,10 @@ JUDGE_BUDGET_REMAINING = Gauge(
     registry=REGISTRY,
 )
 CASCADE = Counter(
-    "ragpulse_cascade", "Cascade outcomes (offline_only, escalated).", ["stage"], registry=REGISTRY
+    "ragpulse_cascade",
+    "Cascade outcomes (offline_only, escalated, llm_only: metrics the offline judge cannot judge).",
+    ["stage"],
+    registry=REGISTRY,
 )
 JUDGE_INPUT_REWRITES = Counter(
     "ragpulse_judge_input_rewrites",

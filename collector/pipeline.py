@@ -23,8 +23,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from collector.acks import AckFlusher
 from collector.assemble import AssembledTrace, TraceAssembler
 from collector.conventions import ExtractionConfig, ExtractionError, extract
+from collector.conversations import ConversationTracker
 from collector.dedup import RecentKeys, evaluation_key
-from collector.evaluation_queue import EvaluationQueue, Job, TraceHold
+from collector.evaluation_queue import EvaluationQueue, Job, NoHold, TraceHold
 from collector.feedback_source import SpanFeedback
 from collector.logs import RateLimitedLog
 from collector.metrics import ASSEMBLY_TRACES, DROPPED, END_TO_END, SAMPLING_DECISIONS, TRACES
@@ -110,6 +111,11 @@ class Pipeline:
         self._queue = EvaluationQueue(
             self.config.queue_size, self.config.judge_retry_for_s, self.config.judge_retry_backoff_s
         )
+        self._conversations = (
+            ConversationTracker(sampler.config.conversations)
+            if sampler is not None and evaluator is not None and sampler.conversation_metrics
+            else None
+        )
         self._loop: asyncio.AbstractEventLoop | None = None
         self._last_tick = time.monotonic()
         self._acks = AckFlusher(self.exporters, self.config.flush_timeout_s)
@@ -169,7 +175,17 @@ class Pipeline:
         for record in records:
             if self.log_records:
                 logger.info("rag_record %s", _record_line(record))
+            if self._conversations is not None:
+                self._judge_conversations(self._conversations.add(record, time.monotonic()))
             self._sample_and_queue(record, hold)
+
+    def _judge_conversations(self, conversations: list[tuple[RagRecord, ...]]) -> None:
+        """Quiet (or evicted) conversations become jobs whose record is their last turn."""
+        assert self.sampler is not None
+        for turns in conversations:
+            decision = self.sampler.decide_conversation(turns)
+            if decision.sampled:
+                self._queue.put(Job(turns[-1], decision, NoHold()))
 
     def _sample_and_queue(self, record: RagRecord, hold: TraceHold) -> None:
         if self.evaluator is None or self.sampler is None:
@@ -266,6 +282,8 @@ class Pipeline:
             while not stop.is_set():
                 self._last_tick = time.monotonic()
                 self._close_traces(self.assembler.expire(time.monotonic()))
+                if self._conversations is not None:
+                    self._judge_conversations(self._conversations.quiet(time.monotonic()))
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), self.config.tick_s)
         finally:
@@ -276,6 +294,8 @@ class Pipeline:
             receiver.stop()
         await asyncio.sleep(0)  # let hand-overs already scheduled by receiver threads run
         self._close_traces(self.assembler.drain())
+        if self._conversations is not None:  # graceful: every open conversation is judged now
+            self._judge_conversations(self._conversations.drain())
         try:
             await asyncio.wait_for(self._queue.join(), self.config.shutdown_deadline_s)
         except TimeoutError:

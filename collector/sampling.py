@@ -22,7 +22,8 @@ from typing import Annotated
 from opentelemetry.sdk.trace.sampling import TraceIdRatioBased
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from collector.judging.cases import filled_fields, to_test_case
+from collector.conversations import ConversationConfig
+from collector.judging.cases import filled_fields, to_conversation_case, to_test_case
 from collector.metrics import JUDGE_BUDGET_REMAINING, SAMPLING_DECISIONS
 from collector.records import RagRecord
 from evaluators import CaseField, CustomMetrics, TestCase, required_inputs
@@ -94,7 +95,9 @@ class SamplingConfig(BaseModel):
             "context_utilization",
             "hallucination",
         ],
-        description="Reference-free metrics, run on every sampled record whose inputs exist.",
+        description="Reference-free metrics, run on every sampled record whose inputs exist. Conversational "
+        "metrics (knowledge_retention, conversation_relevancy, conversation_completeness) listed here run "
+        "on each conversation (records sharing session.id / gen_ai.conversation.id) once it goes quiet.",
     )
     reference_metrics: list[str] = Field(
         default_factory=lambda: ["contextual_precision", "contextual_recall", "answer_correctness"],
@@ -109,6 +112,7 @@ class SamplingConfig(BaseModel):
         None, gt=0, description="Throttle (token bucket) on sampled records; unset = none."
     )
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
+    conversations: ConversationConfig = Field(default_factory=ConversationConfig)
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +214,7 @@ class Sampler:
         self.config = config
         names = (*config.metrics, *config.reference_metrics)
         self._inputs = {name: required_inputs(name, custom) for name in names}  # names checked at load
+        self.conversation_metrics = tuple(m for m in config.metrics if CaseField.TURNS in self._inputs[m])
         self._lock = threading.Lock()
         per_minute = config.max_evaluations_per_minute
         self._throttle = TokenBucket(per_minute, clock) if per_minute else None
@@ -232,6 +237,23 @@ class Sampler:
         metrics = tuple(
             m for m in metrics if m not in rates or ratio_sampled(trace_key(record.trace_id, m), rates[m])
         )
+        return self._admit(metrics, case)
+
+    def decide_conversation(self, turns: tuple[RagRecord, ...]) -> Decision:
+        """A quiet conversation: sampled by its id (every replica, every replay decides alike), at the
+        rate of its last turn's rule, under the same throttle and budget as records."""
+        last = turns[-1]
+        case = to_conversation_case(turns)
+        if not self.conversation_metrics or not case.has(CaseField.TURNS):
+            decision = Decision(SamplingOutcome.NO_RAG_DATA)
+        elif not ratio_sampled(trace_key(last.conversation_id, "conversation"), self.base_rate(last)):
+            decision = Decision(SamplingOutcome.NOT_SAMPLED)
+        else:
+            decision = self._admit(self.conversation_metrics, case)
+        SAMPLING_DECISIONS.labels(decision.decision.value).inc()
+        return decision
+
+    def _admit(self, metrics: tuple[str, ...], case: TestCase) -> Decision:
         if not metrics:
             return Decision(SamplingOutcome.NOT_SAMPLED)
         with self._lock:

@@ -7,7 +7,7 @@ Imports nothing from `collector`; usable on its own like ragas or deepeval.
 
 from typing import TYPE_CHECKING, Any
 
-from evaluators.case import CaseField, MissingFieldError, TestCase
+from evaluators.case import CaseField, MissingFieldError, TestCase, Turn
 from evaluators.causes import STAGE, Cause, failure_causes, is_refusal, passage_relevance
 from evaluators.evaluate import a_evaluate, a_evaluate_case, evaluate
 from evaluators.judges.accounting import CallRecord, Price
@@ -23,9 +23,12 @@ from evaluators.metrics import (
     ContextualRecall,
     ContextualRelevancy,
     ContextUtilization,
+    ConversationCompleteness,
+    ConversationRelevancy,
     Faithfulness,
     GEval,
     Hallucination,
+    KnowledgeRetention,
     Metric,
     NoiseSensitivity,
     create_metric,
@@ -74,6 +77,8 @@ __all__ = [
     "ContextualPrecision",
     "ContextualRecall",
     "ContextualRelevancy",
+    "ConversationCompleteness",
+    "ConversationRelevancy",
     "CustomMetrics",
     "CustomMetricsError",
     "EvaluationResult",
@@ -83,6 +88,7 @@ __all__ = [
     "Judge",
     "JudgeError",
     "JudgeInfo",
+    "KnowledgeRetention",
     "Metric",
     "MetricResult",
     "MetricSummary",
@@ -92,6 +98,7 @@ __all__ = [
     "Outcome",
     "Price",
     "TestCase",
+    "Turn",
     "Usage",
     "VerdictRecord",
     "a_evaluate",

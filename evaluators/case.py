@@ -4,16 +4,18 @@ People arrive with datasets written for either library, so both vocabularies are
 inside ragpulse only deepeval's names are used (`input`, `actual_output`, `retrieval_context`,
 `expected_output`, `context`). deepeval has no document ids, so those take ragas' names
 (`retrieved_context_ids`, `reference_context_ids`; LlamaIndex's `retrieved_ids`, `expected_ids` too).
+A conversation is a case with `turns` (deepeval's `ConversationalTestCase.turns`; ragas' `MultiTurnSample`
+carries them in `user_input`, which is read the same way when it holds a list of messages).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from typing import Any
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class CaseField(StrEnum):
@@ -26,6 +28,37 @@ class CaseField(StrEnum):
     CONTEXT = "context"
     RETRIEVED_CONTEXT_IDS = "retrieved_context_ids"
     REFERENCE_CONTEXT_IDS = "reference_context_ids"
+    TURNS = "turns"
+
+
+# Message roles as the libraries write them: deepeval user/assistant, ragas human/ai, OpenAI's and
+# LangChain's names. Other roles (system, tool) are not turns of the conversation.
+_ROLES = {"user": "user", "human": "user", "assistant": "assistant", "ai": "assistant", "bot": "assistant"}
+
+
+class Turn(BaseModel):
+    """One message of a conversation. `retrieval_context`: what the RAG app retrieved for this reply."""
+
+    model_config = ConfigDict(populate_by_name=True, extra="ignore", frozen=True)
+
+    role: str
+    content: str
+    retrieval_context: list[str] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _message(cls, value: Any) -> Any:
+        """deepeval `Turn`s, ragas/LangChain messages (`type` "human"/"ai") and OpenAI message dicts."""
+        if not isinstance(value, Mapping):
+            value = {
+                name: getattr(value, name, None) for name in ("role", "type", "content", "retrieval_context")
+            }
+        data = dict(value)
+        role = str(data.get("role") or data.get("type") or "").lower()
+        data["role"] = _ROLES.get(role, role)
+        if not isinstance(data.get("content"), str):
+            data["content"] = "" if data.get("content") is None else str(data["content"])
+        return data
 
 
 class MissingFieldError(ValueError):
@@ -65,8 +98,29 @@ class TestCase(BaseModel):
     reference_context_ids: list[str] | None = Field(
         default=None, validation_alias=AliasChoices("reference_context_ids", "expected_ids")
     )
+    turns: list[Turn] | None = Field(default=None, validation_alias=AliasChoices("turns", "messages"))
     id: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _multi_turn_input(cls, value: Any) -> Any:
+        """ragas' `MultiTurnSample.user_input` is the list of messages: those are the turns."""
+        if isinstance(value, Mapping):
+            for name in ("user_input", "input", "question"):
+                messages = value.get(name)
+                if isinstance(messages, list) and messages and all(map(_is_message, messages)):
+                    value = {key: item for key, item in value.items() if key != name}
+                    value.setdefault("turns", messages)
+                    break
+        return value
+
+    @field_validator("turns", mode="after")
+    @classmethod
+    def _conversation_turns(cls, value: list[Turn] | None) -> list[Turn] | None:
+        """Only user and assistant messages are turns; none left is no conversation."""
+        kept = [turn for turn in value or [] if turn.role in ("user", "assistant")]
+        return kept or None
 
     @field_validator("retrieval_context", "context", mode="before")
     @classmethod
@@ -116,6 +170,8 @@ class TestCase(BaseModel):
         return str(value) if isinstance(value, int | float) else value
 
     def has(self, field: CaseField) -> bool:
+        if field is CaseField.TURNS:  # a conversation needs at least one reply to judge
+            return any(turn.role == "assistant" and turn.content.strip() for turn in self.turns or ())
         value = getattr(self, field.value)
         if isinstance(value, list):
             return any(item.strip() for item in value)
@@ -127,11 +183,26 @@ class TestCase(BaseModel):
                 raise MissingFieldError(metric, field)
 
     def text_of(self, field: CaseField) -> str:
-        """The field as one text (passages numbered), for judges that see whole fields (G-Eval)."""
+        """The field as one text (passages numbered, turns as a transcript), for judges that see whole
+        fields (G-Eval)."""
+        if field is CaseField.TURNS:
+            return transcript(self.turns or ())
         value = getattr(self, field.value)
         if isinstance(value, list):
             return "\n".join(f"[{i}] {passage}" for i, passage in enumerate(value))
         return value or ""
+
+
+def _is_message(value: object) -> bool:
+    """A chat message as a dict or object (ragas/LangChain messages have `type`, deepeval turns `role`)."""
+    if isinstance(value, Mapping):
+        return "content" in value and ("role" in value or "type" in value)
+    return hasattr(value, "content") and (hasattr(value, "role") or hasattr(value, "type"))
+
+
+def transcript(turns: Sequence[Turn]) -> str:
+    """Turns as the judge reads them: one `role: content` line per message, in order."""
+    return "\n".join(f"{turn.role}: {turn.content}" for turn in turns)
 
 
 def _names(alias: object) -> list[str]:

@@ -44,7 +44,8 @@ class JudgeScript:
 
     extractions: dict[str, list[str]] = field(default_factory=dict)  # exact TEXT -> items
     verdicts: dict[str, str] = field(default_factory=dict)  # item substring -> yes / no / idk
-    # (task, item substring) or (task, item substring, substring of some reference) -> verdict
+    # (task, item substring) or (task, item substring, substring of some reference) -> verdict;
+    # a 4th element must be in the prompt's instruction (to tell apart metrics asking the same task)
     task_verdicts: dict[tuple[str, ...], str] = field(default_factory=dict)
     default_verdict: str = "yes"
     task_defaults: dict[str, str] = field(default_factory=lambda: {"contradicted": "no"})
@@ -62,9 +63,10 @@ class JudgeScript:
             return list(dict.fromkeys(re.findall(r"\b(?:[A-Z][\w-]*(?: [A-Z][\w-]*)*|\d[\d,.]*)", text)))
         return [s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]
 
-    def verdict(self, task: str, item: str, references: list[str]) -> dict[str, Any]:
+    def verdict(self, task: str, item: str, references: list[str], prompt: str = "") -> dict[str, Any]:
         value = next(
-            (v for key, v in self.task_verdicts.items() if _matches(key, task, item, references)), None
+            (v for key, v in self.task_verdicts.items() if _matches(key, task, item, references, prompt)),
+            None,
         )
         default = self.task_defaults.get(task, self.default_verdict)
         value = value or next((v for key, v in self.verdicts.items() if key in item), default)
@@ -83,8 +85,10 @@ class JudgeScript:
         return vector
 
 
-def _matches(key: tuple[str, ...], task: str, item: str, references: list[str]) -> bool:
+def _matches(key: tuple[str, ...], task: str, item: str, references: list[str], prompt: str) -> bool:
     if key[0] != task or key[1] not in item:
+        return False
+    if len(key) > 3 and key[3] not in prompt:
         return False
     return len(key) < 3 or any(key[2] in reference for reference in references)
 
@@ -244,14 +248,14 @@ class ScriptedOpenAIServer:
         if operation.startswith("verdicts_"):
             task = operation.removeprefix("verdicts_")
             refs = fenced.get("REFERENCES", [])
-            return {"verdicts": [script.verdict(task, item, refs) for item in fenced.get("ITEMS", [])]}
+            return {"verdicts": [script.verdict(task, item, refs, user) for item in fenced.get("ITEMS", [])]}
         if operation == "checks":
             checks = _CHECK.findall(user)
             return {
                 "items": [
                     {
                         "verdicts": [
-                            script.verdict(task, item, fenced.get(f"REFERENCES_{name}", []))
+                            script.verdict(task, item, fenced.get(f"REFERENCES_{name}", []), user)
                             for name, task in checks
                         ]
                     }

@@ -9,8 +9,10 @@ an id); the ranking metrics run only on traces that also name reference ids.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from collector.records import RagRecord
-from evaluators import CaseField, TestCase
+from evaluators import CaseField, TestCase, Turn
 
 
 def to_test_case(record: RagRecord) -> TestCase:
@@ -26,6 +28,19 @@ def to_test_case(record: RagRecord) -> TestCase:
         reference_context_ids=list(record.reference_context_ids) or None,
         id=record.trace_id,
     )
+
+
+def to_conversation_case(turns: Sequence[RagRecord]) -> TestCase:
+    """A conversation's case: each record is a user turn (its query) and an assistant turn (its response,
+    with what was retrieved for it). Only `turns` is filled, so only conversational metrics run on it;
+    id = the last turn's trace id, where the scores are reported."""
+    messages: list[Turn] = []
+    for record in turns:
+        passages = [node.text for node in record.nodes] or None
+        if record.query.strip():
+            messages.append(Turn(role="user", content=record.query))
+        messages.append(Turn(role="assistant", content=record.response, retrieval_context=passages))
+    return TestCase(turns=messages, id=turns[-1].trace_id if turns else None)
 
 
 def filled_fields(case: TestCase) -> frozenset[CaseField]:

@@ -3,7 +3,8 @@
 With a cascade, the offline judge scores first and only its doubtful grounding results (a
 verdict whose calibrated probability lies inside the band, or an error) go to the LLM judge;
 while the LLM judge's circuit is open the offline verdicts stand and the skipped escalations are
-counted.
+counted. Metrics the offline judge cannot judge at all (criteria, conversations) go straight to
+the LLM judge; with its circuit open they are left to the offline judge, which says `unmeasured`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collector.metrics import CASCADE, DROPPED
 from collector.records import RagRecord
 from collector.stages import Evaluation, Outcome, Spend
 from evaluators import CaseResult, JudgeInfo, MetricResult, TestCase, failure_causes, passage_relevance
+from evaluators.metrics.registry import judged_offline
 
 _CASCADE_METRICS = frozenset({"faithfulness", "hallucination"})
 
@@ -47,9 +49,18 @@ class RecordEvaluator:
             DROPPED.labels("circuit_open").inc(len(metrics))
             return [], Spend()
         case = case or to_test_case(record)
-        first = await self.first.score(case, metrics)
-        results = {r.name: (r, self.first.info) for r in first.results}
-        spend = _spend(first)
+        llm_only = [m for m in metrics if not judged_offline(m)] if self.escalate_to and llm_allowed else []
+        results: dict[str, tuple[MetricResult, JudgeInfo]] = {}
+        spend = Spend()
+        if len(llm_only) < len(metrics):
+            first = await self.first.score(case, [m for m in metrics if m not in llm_only])
+            results = {r.name: (r, self.first.info) for r in first.results}
+            spend = _spend(first)
+        if self.escalate_to is not None and llm_only:
+            CASCADE.labels("llm_only").inc(len(llm_only))
+            direct = await self.escalate_to.score(case, llm_only)
+            results.update({r.name: (r, self.escalate_to.info) for r in direct.results})
+            spend = spend + _spend(direct)
         if self.escalate_to is not None:
             doubtful = [name for name, (r, _) in results.items() if self._doubtful(r)]
             CASCADE.labels("offline_only").inc(

@@ -2,6 +2,11 @@
 
 from evaluators.metrics.base import Metric, Scored
 from evaluators.metrics.citations import CitationCoverage, CitationPrecision
+from evaluators.metrics.conversation import (
+    ConversationCompleteness,
+    ConversationRelevancy,
+    KnowledgeRetention,
+)
 from evaluators.metrics.correctness import AnswerCorrectness, AnswerSimilarity, NoiseSensitivity
 from evaluators.metrics.critique import AspectCritique, GEval
 from evaluators.metrics.faithfulness import Faithfulness, Hallucination
@@ -37,9 +42,12 @@ __all__ = [
     "ContextualPrecision",
     "ContextualRecall",
     "ContextualRelevancy",
+    "ConversationCompleteness",
+    "ConversationRelevancy",
     "Faithfulness",
     "GEval",
     "Hallucination",
+    "KnowledgeRetention",
     "Metric",
     "NoiseSensitivity",
     "RankingMetric",

@@ -87,6 +87,7 @@ class Metric(ABC):
     required_fields: ClassVar[tuple[CaseField, ...]] = ()
     needs_embeddings: bool = False  # a class default; answer correctness sets it from its weights
     needs_judge: ClassVar[bool] = True  # False for metrics that only count (ranking against reference ids)
+    judged_offline: ClassVar[bool] = True  # False where the offline judge can only say `unmeasured`
 
     def __init__(
         self,

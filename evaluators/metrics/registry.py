@@ -13,6 +13,11 @@ from typing import Any
 from evaluators.case import CaseField
 from evaluators.metrics.base import Metric
 from evaluators.metrics.citations import CitationCoverage, CitationPrecision
+from evaluators.metrics.conversation import (
+    ConversationCompleteness,
+    ConversationRelevancy,
+    KnowledgeRetention,
+)
 from evaluators.metrics.correctness import AnswerCorrectness, AnswerSimilarity, NoiseSensitivity
 from evaluators.metrics.critique import BUILTIN_ASPECTS, AspectCritique
 from evaluators.metrics.custom import CustomMetrics, check_names
@@ -55,6 +60,9 @@ METRIC_FACTORIES: dict[str, type[Metric]] = {
     "retrieval_recall_at_k": RetrievalRecallAtK,
     "citation_precision": CitationPrecision,
     "citation_coverage": CitationCoverage,
+    "knowledge_retention": KnowledgeRetention,
+    "conversation_relevancy": ConversationRelevancy,
+    "conversation_completeness": ConversationCompleteness,
 }
 
 # ragas' names (v0.1 and v0.2+) for the same arithmetic.
@@ -122,6 +130,13 @@ def required_inputs(name: str, custom: CustomMetrics | None = None) -> tuple[Cas
         spec = custom[name]
         return tuple(getattr(spec, "evaluation_params", AspectCritique.required_fields))
     raise unknown_metric(name, custom)
+
+
+def judged_offline(name: str) -> bool:
+    """Whether the offline judge can judge metric `name` (a cascade sends the others straight to the
+    LLM judge). Aspects and custom criteria never; built-ins as their class declares."""
+    factory = METRIC_FACTORIES.get(canonical_name(name))
+    return factory is not None and factory.judged_offline
 
 
 def create_metric(name: str, *, custom: Mapping[str, Any] | None = None, **options: Any) -> Metric:

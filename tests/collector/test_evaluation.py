@@ -20,6 +20,7 @@ from collector.judging.scorers import JudgeOnLoop, OfflineJudgePool
 from collector.metrics import CASCADE, DROPPED, EVALUATIONS, JUDGE_INPUT_REWRITES, OTHER, LabelPolicy
 from collector.records import RagRecord, RetrievedNode
 from collector.stages import Evaluation, Outcome
+from evaluators import TestCase
 from testkit.openai_server import ScriptedOpenAIServer
 
 PASSAGE = "The Eiffel Tower was completed in March 1889 and is 330 metres tall."
@@ -91,6 +92,27 @@ async def test_cascade_sends_only_doubtful_scores_to_the_llm_judge() -> None:
         assert [e.judge for e in evaluations] == ["offline"]
         assert len(server.requests) == requests_before
         assert _value(CASCADE, "offline_only") == offline_only_before + 1
+
+
+async def test_cascade_sends_what_the_offline_judge_cannot_judge_straight_to_the_llm() -> None:
+    """Conversations and criteria: the offline judge could only say `unmeasured`."""
+    offline = JudgeOnLoop(build_offline_judge())
+    turns = [{"role": "user", "content": "I'm Dana."}, {"role": "assistant", "content": "Hello, Dana."}]
+    case = TestCase(turns=turns, input="q", actual_output=_record(6).response)
+    with ScriptedOpenAIServer() as server:
+        llm = JudgeOnLoop(build_llm_judge(JudgeConfig(base_url=server.base_url, max_retries=0)))
+        cascade = RecordEvaluator(offline, escalate_to=llm, band=(2.0, 3.0))
+        direct_before = _value(CASCADE, "llm_only")
+        evaluations, _ = await cascade.evaluate(
+            _record(6), ["knowledge_retention", "aspect_coherence", "answer_relevancy"], case
+        )
+        assert {e.metric: e.judge for e in evaluations} == {
+            "knowledge_retention": "openai",
+            "aspect_coherence": "openai",
+            "answer_relevancy": "offline",
+        }
+        assert all(e.outcome is Outcome.PASSED for e in evaluations)
+        assert _value(CASCADE, "llm_only") == direct_before + 2
 
 
 async def test_cascade_keeps_offline_verdicts_while_the_llm_circuit_is_open() -> None:

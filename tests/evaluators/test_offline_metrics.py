@@ -17,6 +17,7 @@ from evaluators import (
     evaluate,
     metric_names,
 )
+from evaluators.metrics.registry import judged_offline
 from evaluators.offline import OfflineJudge
 
 CASE = TestCase(
@@ -35,8 +36,8 @@ CASE = TestCase(
     retrieved_context_ids=["eiffel-history", "eiffel-height", "dogs"],
     reference_context_ids=["eiffel-height", "eiffel-history"],
 )
-# An aspect critique asks for free criteria: the offline judge answers "idk" rather than guessing.
-NEEDS_AN_LLM = {name for name in metric_names() if name.startswith("aspect_")}
+# Free criteria and conversations: the offline judge answers "idk" rather than guessing.
+NEEDS_AN_LLM = {name for name in metric_names() if not judged_offline(name)}
 
 
 @pytest.fixture(scope="module")
