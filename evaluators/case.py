@@ -29,6 +29,7 @@ class CaseField(StrEnum):
     RETRIEVED_CONTEXT_IDS = "retrieved_context_ids"
     REFERENCE_CONTEXT_IDS = "reference_context_ids"
     TURNS = "turns"
+    BASELINE_OUTPUT = "baseline_output"
 
 
 # Message roles as the libraries write them: deepeval user/assistant, ragas human/ai, OpenAI's and
@@ -98,6 +99,10 @@ class TestCase(BaseModel):
     reference_context_ids: list[str] | None = Field(
         default=None, validation_alias=AliasChoices("reference_context_ids", "expected_ids")
     )
+    # the other run's answer to the same input, for pairwise comparison (LangChain's `prediction_b`)
+    baseline_output: str | None = Field(
+        default=None, validation_alias=AliasChoices("baseline_output", "prediction_b")
+    )
     turns: list[Turn] | None = Field(default=None, validation_alias=AliasChoices("turns", "messages"))
     id: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
@@ -157,7 +162,7 @@ class TestCase(BaseModel):
             return [str(item) for item in value if item is not None]
         return value
 
-    @field_validator("input", "actual_output", "expected_output", mode="before")
+    @field_validator("input", "actual_output", "expected_output", "baseline_output", mode="before")
     @classmethod
     def _blank_is_missing(cls, value: Any) -> Any:
         if isinstance(value, str) and not value.strip():

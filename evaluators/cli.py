@@ -29,13 +29,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from evaluators.baseline import BaselineError, Comparison, compare, load_baseline
-from evaluators.dataset import DatasetError, load_cases
+from evaluators.dataset import DatasetError, load_cases, with_baseline_answers
 from evaluators.evaluate import evaluate
 from evaluators.judge_choice import JudgeChoiceError, choose_judge, make_judge
 from evaluators.judges.base import Judge
 from evaluators.metrics.base import Metric
 from evaluators.metrics.custom import CustomMetrics, load_custom_metrics, load_sidecar_metrics
-from evaluators.metrics.registry import create_metric, metric_names
+from evaluators.metrics.registry import canonical_name, create_metric, metric_names
 from evaluators.report_html import render
 from evaluators.result import EvaluationResult, Outcome
 
@@ -93,6 +93,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--tolerance", type=float, default=0.0, help="pass-rate drop allowed by --fail-on-regression (0.05)"
     )
+    parser.add_argument(
+        "--pairwise-against",
+        type=Path,
+        metavar="BASELINE_CASES",
+        help="the same cases answered by another run: adds pairwise_preference (this run's answer vs "
+        "that one, judged in both orders), matched by case id",
+    )
     parser.add_argument("--json", type=Path, dest="json_out", help="write the full results as JSON")
     parser.add_argument("--html", type=Path, dest="html_out", help="write a self-contained HTML report")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar (logs, non-TTY CI)")
@@ -107,7 +114,12 @@ def main(argv: list[str] | None = None) -> int:
         custom, options = load_sidecar_metrics(args.config) if args.config else ({}, {})
         if args.custom_metrics:
             custom = {**custom, **load_custom_metrics(args.custom_metrics)}
-        metrics = make_metrics(args.metrics, args.threshold, custom, options)
+        names = args.metrics
+        if args.pairwise_against:
+            cases = with_baseline_answers(cases, load_cases(args.pairwise_against))
+            if "pairwise_preference" not in map(canonical_name, names.split(",")):
+                names += ",pairwise_preference"
+        metrics = make_metrics(names, args.threshold, custom, options)
         baseline = load_baseline(args.baseline) if args.baseline else None
         choice = choose_judge(
             args.judge, model=args.model, base_url=args.base_url, api_key_env=args.api_key_env

@@ -62,6 +62,16 @@ def load_cases(path: str | Path) -> list[TestCase]:
     return cases
 
 
+def with_baseline_answers(cases: list[TestCase], baseline: list[TestCase]) -> list[TestCase]:
+    """Each case with the baseline run's answer to it as `baseline_output` (pairwise comparison),
+    matched by case id (files without ids match line by line: their ids are `line-N`)."""
+    answers = {case.id: case.actual_output for case in baseline if case.actual_output}
+    return [
+        case.model_copy(update={"baseline_output": answers[case.id]}) if case.id in answers else case
+        for case in cases
+    ]
+
+
 def _json(path: Path, text: str, where: str) -> Any:
     try:
         return json.loads(text)

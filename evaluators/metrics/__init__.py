@@ -10,6 +10,7 @@ from evaluators.metrics.conversation import (
 from evaluators.metrics.correctness import AnswerCorrectness, AnswerSimilarity, NoiseSensitivity
 from evaluators.metrics.critique import AspectCritique, GEval
 from evaluators.metrics.faithfulness import Faithfulness, Hallucination
+from evaluators.metrics.pairwise import PairwisePreference
 from evaluators.metrics.ranking import (
     RankingMetric,
     RetrievalAveragePrecision,
@@ -50,6 +51,7 @@ __all__ = [
     "KnowledgeRetention",
     "Metric",
     "NoiseSensitivity",
+    "PairwisePreference",
     "RankingMetric",
     "RetrievalAveragePrecision",
     "RetrievalHitRate",

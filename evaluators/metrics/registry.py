@@ -22,6 +22,7 @@ from evaluators.metrics.correctness import AnswerCorrectness, AnswerSimilarity, 
 from evaluators.metrics.critique import BUILTIN_ASPECTS, AspectCritique
 from evaluators.metrics.custom import CustomMetrics, check_names
 from evaluators.metrics.faithfulness import Faithfulness, Hallucination
+from evaluators.metrics.pairwise import PairwisePreference
 from evaluators.metrics.ranking import (
     RetrievalAveragePrecision,
     RetrievalHitRate,
@@ -63,6 +64,7 @@ METRIC_FACTORIES: dict[str, type[Metric]] = {
     "knowledge_retention": KnowledgeRetention,
     "conversation_relevancy": ConversationRelevancy,
     "conversation_completeness": ConversationCompleteness,
+    "pairwise_preference": PairwisePreference,
 }
 
 # ragas' names (v0.1 and v0.2+) for the same arithmetic.
@@ -80,6 +82,8 @@ ALIASES: dict[str, str] = {
     "id_based_context_precision": "retrieval_precision_at_k",
     "id_based_context_recall": "retrieval_recall_at_k",
     "citation_recall": "citation_coverage",  # ALCE's name for the same question
+    "pairwise_string": "pairwise_preference",  # LangChain
+    "pairwise_comparison": "pairwise_preference",  # LlamaIndex
 }
 
 
