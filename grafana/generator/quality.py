@@ -33,6 +33,7 @@ from grafana.generator.common import (
     threshold_line,
     time_series,
 )
+from grafana.generator.task_panels import task_panels
 from grafana.generator.versions import version_panel
 
 UID = "ragpulse-quality"
@@ -356,10 +357,11 @@ def build() -> Dashboard:
                 stacked=True,
             )
         )
-        .with_row(row("Versions"))
-        .with_panel(version_panel())
-        .with_row(row("Score distributions"))
+        .with_row(row("Retrieval against reference ids, citations, refusals, conversations"))
     )
+    for panel in task_panels():
+        dash = dash.with_panel(panel)
+    dash = dash.with_row(row("Versions")).with_panel(version_panel()).with_row(row("Score distributions"))
     for metric, title in HEATMAP_METRICS:
         dash = dash.with_panel(
             score_heatmap(

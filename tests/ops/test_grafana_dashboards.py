@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from evaluators import metric_names
 from grafana.generator.common import PROVISIONED_PROMETHEUS_UID, PROVISIONED_TEMPO_UID
 from grafana.generator.render import DASHBOARDS_DIR, rendered
+from grafana.generator.task_panels import TASK_PANELS
 from tests.ops.tools import GRAFANA, REPO, RULES_FILE, require_binary, run
 
 VALIDATE_DIR = GRAFANA / "validate"
@@ -167,3 +169,13 @@ def test_provisioning_points_at_the_dashboards_and_links_exemplars_to_tempo() ->
     assert destinations == [{"name": "trace_id", "datasourceUid": PROVISIONED_TEMPO_UID}]
     providers = yaml.safe_load((PROVISIONING / "dashboards" / "ragpulse.yaml").read_text())["providers"]
     assert [p["options"]["path"] for p in providers] == ["/var/lib/grafana/dashboards/ragpulse"]
+
+
+def test_task_panels_plot_registered_metrics_on_the_quality_dashboard() -> None:
+    """Ranking, citations, refusals and conversations: each panel's metrics exist in the registry."""
+    quality = _dashboards()["ragpulse-quality.json"]
+    titles = {panel["title"] for panel in _panels(quality)}
+    for title, metrics, _ in TASK_PANELS:
+        assert title in titles
+        assert set(metrics) <= set(metric_names()), title
+    assert any('metric=~"retrieval_hit_rate|retrieval_mrr"' in expr for expr in _exprs(quality))
