@@ -136,6 +136,9 @@ def case_from_record(record: dict[str, Any]) -> dict[str, Any]:
         "actual_output": record.get("answer"),
         # A passage without its text keeps its place: verdicts index passages by rank.
         "retrieval_context": [t or "" for t in texts] if any(texts) else None,
+        # the retrieved documents' ids, so a regression case can be scored by the ranking metrics once a
+        # reference_context_ids list is added to it
+        "retrieved_context_ids": [str(p.get("id")) for p in passages] if passages else None,
         "metadata": metadata,
     }
 

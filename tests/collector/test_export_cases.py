@@ -98,6 +98,7 @@ def test_store_failures_replay_as_failures_in_eval(
         )
         assert meta["judge"] == "offline" and meta["failed_metrics"] == ["faithfulness"]
         assert meta["passage_ids"] == ["eiffel-0", "eiffel-1", "eiffel-2"]
+        assert case["retrieved_context_ids"] == ["eiffel-0", "eiffel-1", "eiffel-2"]
         assert meta["retriever_scores"] == [0.9, 0.8, 0.7]
         faith = meta["metrics"]["faithfulness"]
         assert faith["outcome"] == "failed" and faith["threshold"] == 0.7 and faith["score"] == 0.5
