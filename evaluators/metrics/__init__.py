@@ -14,6 +14,7 @@ from evaluators.metrics.ranking import (
     RetrievalPrecisionAtK,
     RetrievalRecallAtK,
 )
+from evaluators.metrics.refusal import Refusal
 from evaluators.metrics.registry import create_metric, metric_names, required_inputs
 from evaluators.metrics.relevancy import AnswerRelevancy, AnswerRelevancySimilarity
 from evaluators.metrics.retrieval import (
@@ -23,6 +24,7 @@ from evaluators.metrics.retrieval import (
     ContextualRelevancy,
     ContextUtilization,
 )
+from evaluators.metrics.safety import Bias, Harmfulness, Stereotyping, Toxicity
 
 __all__ = [
     "AnswerCorrectness",
@@ -30,6 +32,7 @@ __all__ = [
     "AnswerRelevancySimilarity",
     "AnswerSimilarity",
     "AspectCritique",
+    "Bias",
     "CitationCoverage",
     "CitationPrecision",
     "ContextEntityRecall",
@@ -40,9 +43,11 @@ __all__ = [
     "Faithfulness",
     "GEval",
     "Hallucination",
+    "Harmfulness",
     "Metric",
     "NoiseSensitivity",
     "RankingMetric",
+    "Refusal",
     "RetrievalAveragePrecision",
     "RetrievalHitRate",
     "RetrievalMRR",
@@ -50,6 +55,8 @@ __all__ = [
     "RetrievalPrecisionAtK",
     "RetrievalRecallAtK",
     "Scored",
+    "Stereotyping",
+    "Toxicity",
     "create_metric",
     "metric_names",
     "required_inputs",

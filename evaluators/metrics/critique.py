@@ -94,6 +94,8 @@ class AspectCritique(Metric):
         yes = [v.verdict == "yes" for v in votes]
         score = scores.majority_vote(yes)
         reason = f"{sum(yes)} of {self.strictness} votes find the aspect '{self.aspect}' present"
+        if self.strictness == 1 and votes[0].reason:  # a single verdict: its own words are the reason
+            reason = f"the judge finds '{self.aspect}' {'present' if yes[0] else 'absent'}: {votes[0].reason}"
         return Scored(score, reason, [record("vote", self.definition, v, "satisfies") for v in votes])
 
 

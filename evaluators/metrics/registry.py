@@ -25,6 +25,7 @@ from evaluators.metrics.ranking import (
     RetrievalPrecisionAtK,
     RetrievalRecallAtK,
 )
+from evaluators.metrics.refusal import Refusal
 from evaluators.metrics.relevancy import AnswerRelevancy, AnswerRelevancySimilarity
 from evaluators.metrics.retrieval import (
     ContextEntityRecall,
@@ -33,6 +34,7 @@ from evaluators.metrics.retrieval import (
     ContextualRelevancy,
     ContextUtilization,
 )
+from evaluators.metrics.safety import Bias, Harmfulness, Stereotyping, Toxicity
 
 METRIC_FACTORIES: dict[str, type[Metric]] = {
     "faithfulness": Faithfulness,
@@ -55,6 +57,11 @@ METRIC_FACTORIES: dict[str, type[Metric]] = {
     "retrieval_recall_at_k": RetrievalRecallAtK,
     "citation_precision": CitationPrecision,
     "citation_coverage": CitationCoverage,
+    "refusal": Refusal,
+    "bias": Bias,
+    "toxicity": Toxicity,
+    "harmfulness": Harmfulness,
+    "stereotyping": Stereotyping,
 }
 
 # ragas' names (v0.1 and v0.2+) for the same arithmetic.
@@ -72,6 +79,7 @@ ALIASES: dict[str, str] = {
     "id_based_context_precision": "retrieval_precision_at_k",
     "id_based_context_recall": "retrieval_recall_at_k",
     "citation_recall": "citation_coverage",  # ALCE's name for the same question
+    "stereotypes": "stereotyping",  # TruLens' name for the same criterion
 }
 
 

@@ -36,7 +36,12 @@ CASE = TestCase(
     reference_context_ids=["eiffel-height", "eiffel-history"],
 )
 # An aspect critique asks for free criteria: the offline judge answers "idk" rather than guessing.
-NEEDS_AN_LLM = {name for name in metric_names() if name.startswith("aspect_")}
+NEEDS_AN_LLM = {name for name in metric_names() if name.startswith("aspect_")} | {
+    "bias",
+    "toxicity",
+    "harmfulness",
+    "stereotyping",
+}
 
 
 @pytest.fixture(scope="module")
