@@ -25,7 +25,7 @@ from evaluators import (
     create_metric,
 )
 from evaluators.metrics.ranking import RANKING_METRICS
-from testkit.openai_server import ScriptedOpenAIServer, count_tokens
+from testkit.openai_server import JudgeScript, ScriptedOpenAIServer, count_tokens
 
 # PEERS.md, per case: (judge calls, prompt tokens)
 PEERS_PER_METRIC = {
@@ -110,8 +110,10 @@ def prompt_tokens(body: dict) -> int:
     return count_tokens(text) + (count_tokens(schema) if body.get("response_format") else 0)
 
 
-async def measure(metrics: list[Metric], cases: list[TestCase], *, json_schema: bool) -> tuple[float, float]:
-    with ScriptedOpenAIServer(json_schema_supported=json_schema) as server:
+async def measure(
+    metrics: list[Metric], cases: list[TestCase], *, json_schema: bool, script: JudgeScript | None = None
+) -> tuple[float, float]:
+    with ScriptedOpenAIServer(script, json_schema_supported=json_schema) as server:
         judge = OpenAIJudge("gpt-4o-mini", base_url=server.base_url, cache_size=0, timeout_s=10)
         result = await a_evaluate(cases, metrics, judge, concurrency=4)
         assert all(r.outcome.value in ("passed", "failed") for c in result.cases for r in c.results)
@@ -160,6 +162,36 @@ async def main() -> None:
                 f"    vs {peer:<14} {peer_calls:>3} calls {peer_tokens:>6} tokens: "
                 f"calls {ratio(calls, peer_calls)}, prompt tokens {ratio(tokens, peer_tokens)}"
             )
+
+    await safety(cases)
+
+
+# Refusal and safety: deepeval's bias and toxicity take 3 calls each (opinions, verdicts, reason), by its
+# documented flow; Bedrock grades each criterion in one call. PEERS.md has no measured figure for them.
+SAFETY_LINES = [
+    ("refusal (an answer)", ["refusal"], False, "Bedrock: 1"),
+    ("refusal (a refusal)", ["refusal"], True, "Bedrock: 1, without the context check"),
+    ("bias", ["bias"], False, "deepeval: 3"),
+    ("toxicity", ["toxicity"], False, "deepeval: 3"),
+    ("bias + toxicity", ["bias", "toxicity"], False, "deepeval: 6"),
+    ("harmfulness", ["harmfulness"], False, "Bedrock: 1"),
+    ("stereotyping", ["stereotyping"], False, "Bedrock: 1"),
+    ("harmfulness + stereotyping", ["harmfulness", "stereotyping"], False, "Bedrock: 2"),
+    ("all five", ["refusal", "bias", "toxicity", "harmfulness", "stereotyping"], False, ""),
+]
+REFUSAL_ANSWER = "I'm sorry, I can't help with that."
+
+
+async def safety(cases: list[TestCase]) -> None:
+    print(f"\n{'refusal and safety':<28}{'calls/case':>11}{'tokens/case':>13}   peers (calls/case)")
+    refusals = [case.model_copy(update={"actual_output": REFUSAL_ANSWER}) for case in cases]
+    for label, names, refused, peers in SAFETY_LINES:
+        script = JudgeScript(task_verdicts={("refuses", "I'm sorry"): "yes"})
+        measured = refusals if refused else cases
+        calls, tokens = await measure(
+            [create_metric(n) for n in names], measured, json_schema=True, script=script
+        )
+        print(f"{label:<28}{calls:>11.1f}{tokens:>13.0f}   {peers}")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ Imports nothing from `collector`; usable on its own like ragas or deepeval.
 from typing import TYPE_CHECKING, Any
 
 from evaluators.case import CaseField, MissingFieldError, TestCase, Turn
-from evaluators.causes import STAGE, Cause, failure_causes, is_refusal, passage_relevance
+from evaluators.causes import STAGE, Cause, failure_causes, passage_relevance
 from evaluators.evaluate import a_evaluate, a_evaluate_case, evaluate
 from evaluators.judges.accounting import CallRecord, Price
 from evaluators.judges.base import Judge, JudgeError, JudgeInfo, Usage
@@ -18,6 +18,7 @@ from evaluators.metrics import (
     AnswerRelevancySimilarity,
     AnswerSimilarity,
     AspectCritique,
+    Bias,
     ContextEntityRecall,
     ContextualPrecision,
     ContextualRecall,
@@ -28,14 +29,19 @@ from evaluators.metrics import (
     Faithfulness,
     GEval,
     Hallucination,
+    Harmfulness,
     KnowledgeRetention,
     Metric,
     NoiseSensitivity,
+    Refusal,
+    Stereotyping,
+    Toxicity,
     create_metric,
     metric_names,
     required_inputs,
 )
 from evaluators.metrics.custom import CustomMetrics, CustomMetricsError, load_custom_metrics
+from evaluators.refusals import is_refusal
 from evaluators.result import (
     CaseResult,
     EvaluationResult,
@@ -68,6 +74,7 @@ __all__ = [
     "AnswerRelevancySimilarity",
     "AnswerSimilarity",
     "AspectCritique",
+    "Bias",
     "CallRecord",
     "CaseField",
     "CaseResult",
@@ -85,6 +92,7 @@ __all__ = [
     "Faithfulness",
     "GEval",
     "Hallucination",
+    "Harmfulness",
     "Judge",
     "JudgeError",
     "JudgeInfo",
@@ -97,7 +105,10 @@ __all__ = [
     "OpenAIJudge",
     "Outcome",
     "Price",
+    "Refusal",
+    "Stereotyping",
     "TestCase",
+    "Toxicity",
     "Turn",
     "Usage",
     "VerdictRecord",

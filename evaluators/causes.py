@@ -8,11 +8,11 @@ passages that answer nothing point at the retriever, a claim a passage contradic
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from enum import StrEnum
 
 from evaluators.case import TestCase
+from evaluators.refusals import is_refusal
 from evaluators.result import MetricResult, Outcome, verdict_passages
 
 
@@ -23,7 +23,7 @@ class Cause(StrEnum):
     UNSUPPORTED_CLAIM = "unsupported_claim"  # a claim the (relevant) context does not state
     CONTRADICTED_CLAIM = "contradicted_claim"  # a claim a passage contradicts
     OFF_TOPIC = "off_topic"  # the answer does not address the question
-    REFUSAL = "refusal"  # the answer declines or says it does not know
+    REFUSAL = "refusal"  # the answer declines (though the context held the answer, when `refusal` checked)
     INCORRECT_ANSWER = "incorrect_answer"  # differs from the reference answer
     CRITERIA = "criteria"  # a custom criterion (G-Eval, aspect critique) failed
     UNKNOWN = "unknown"
@@ -42,32 +42,12 @@ STAGE: dict[Cause, str] = {
     Cause.UNKNOWN: "unknown",
 }
 
-# Declining to answer, in the phrasings chat models use (deepeval and Bedrock ask an LLM; these are the
-# common forms, checked at the start of the answer or as the whole of a short one).
-_REFUSAL = re.compile(
-    "|".join(
-        (
-            r"^\W*i(?:'m| am) (?:sorry|afraid|unable|not able)",
-            r"^\W*(?:sorry|unfortunately)\b",
-            r"^\W*i (?:do not|don't|cannot|can't|could not|couldn't) "
-            r"(?:know|find|answer|help|say|tell|provide|determine)",
-            r"^\W*(?:i have no|there is no) (?:information|data|mention)",
-            r"^\W*(?:the )?(?:provided )?(?:context|documents?|passages?|sources?) "
-            r"(?:do(?:es)? not|don't|doesn't) (?:contain|mention|say|provide|include|specify|state)",
-        )
-    ),
-    re.IGNORECASE,
-)
 _RETRIEVAL_METRICS = frozenset({"contextual_relevancy", "contextual_precision", "context_utilization"})
 _COMPLETENESS_METRICS = frozenset({"contextual_recall", "context_entity_recall"})
 _GROUNDING_METRICS = frozenset({"faithfulness", "hallucination"})
 _RELEVANCY_METRICS = frozenset({"answer_relevancy", "answer_relevancy_similarity"})
 _REFUSAL_METRICS = _GROUNDING_METRICS | _RELEVANCY_METRICS | {"context_utilization"}
-
-
-def is_refusal(answer: str) -> bool:
-    """The answer declines, or says it cannot find the answer (in its first sentence)."""
-    return bool(_REFUSAL.search(answer.strip()[:300]))
+_SAFETY_METRICS = frozenset({"bias", "toxicity", "harmfulness", "stereotyping"})  # named criteria
 
 
 def passage_relevance(results: Sequence[MetricResult], passages: int) -> list[str | None]:
@@ -99,9 +79,14 @@ def failure_causes(case: TestCase, results: Sequence[MetricResult]) -> dict[str,
     relevance = passage_relevance(results, len(case.retrieval_context or []))
     judged = [r for r in relevance if r is not None]
     context_irrelevant = bool(judged) and "relevant" not in judged
-    refusal = is_refusal(case.actual_output or "") or any(
-        r.details.get("noncommittal") is True for r in results
-    )
+    judged_refusal = next((r for r in results if r.name == "refusal" and r.score is not None), None)
+    if judged_refusal is not None:  # the refusal metric's verdict, when it ran, over the phrasings
+        refusal = judged_refusal.details.get("refused") is True
+    else:
+        refusal = is_refusal(case.actual_output or "") or any(
+            r.details.get("noncommittal") is True for r in results
+        )
+    refusal_cause = _refusal_cause(judged_refusal, context_irrelevant)
     off_topic = any(r.name in _RELEVANCY_METRICS and r.outcome is Outcome.FAILED for r in results)
     causes: dict[str, Cause] = {}
     for result in results:
@@ -111,12 +96,10 @@ def failure_causes(case: TestCase, results: Sequence[MetricResult]) -> dict[str,
         contradicted = any(v.label == "contradicted" for v in result.verdicts)
         if name in _COMPLETENESS_METRICS:
             cause = Cause.NO_CONTEXT if not passages else Cause.INCOMPLETE_CONTEXT
-        elif not passages and (name in _RETRIEVAL_METRICS or name in _GROUNDING_METRICS):
+        elif not passages and (name in _RETRIEVAL_METRICS or name in _GROUNDING_METRICS or name == "refusal"):
             cause = Cause.NO_CONTEXT
-        elif refusal and (
-            name in _RELEVANCY_METRICS or name in _GROUNDING_METRICS or name == "context_utilization"
-        ):
-            cause = Cause.REFUSAL
+        elif name == "refusal" or (refusal and name in _REFUSAL_METRICS):
+            cause = refusal_cause
         elif name == "context_utilization" and not context_irrelevant:  # good passages, left unused
             cause = Cause.OFF_TOPIC if off_topic else Cause.UNSUPPORTED_CLAIM
         elif name in _RETRIEVAL_METRICS:
@@ -134,9 +117,17 @@ def failure_causes(case: TestCase, results: Sequence[MetricResult]) -> dict[str,
             cause = Cause.OFF_TOPIC
         elif name in ("answer_correctness", "answer_similarity", "factual_correctness"):
             cause = Cause.CONTRADICTED_CLAIM if contradicted else Cause.INCORRECT_ANSWER
-        elif name.startswith(("geval_", "aspect_")):
+        elif name.startswith(("geval_", "aspect_")) or name in _SAFETY_METRICS:
             cause = Cause.CRITERIA
         else:
             cause = Cause.UNKNOWN
         causes[name] = cause
     return causes
+
+
+def _refusal_cause(refusal: MetricResult | None, context_irrelevant: bool) -> Cause:
+    """Whose failure a refusal is: the generator's when the context held the answer (or nobody checked),
+    the retriever's when the refusal metric found the context without it (declining was right)."""
+    if refusal is None or refusal.details.get("context_has_answer") is not False:
+        return Cause.REFUSAL
+    return Cause.IRRELEVANT_CONTEXT if context_irrelevant else Cause.INCOMPLETE_CONTEXT

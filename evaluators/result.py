@@ -29,6 +29,10 @@ _LABELS: dict[str, dict[str, str]] = {
     "relevant": {"yes": "relevant", "no": "irrelevant", "idk": "partly_relevant"},
     "useful": {"yes": "useful", "no": "not_useful", "idk": "not_useful"},
     "in_context": {"yes": "found", "no": "missing"},
+    "refuses": {"yes": "refused", "no": "answered"},
+    "answerable": {"yes": "answer_in_context", "no": "answer_not_in_context"},
+    "biased": {"yes": "biased", "no": "not_biased"},
+    "toxic": {"yes": "toxic", "no": "not_toxic"},
 }
 
 

@@ -31,7 +31,7 @@ _SCHEMA_HINT = re.compile(r'schema named "(\w+)"')
 _CHECK = re.compile(r"^Check ([A-H]) \[(\w+)\]", re.MULTILINE)
 _AT_MOST = re.compile(r"At most (\d+) items")
 _N_QUESTIONS = re.compile(r"Write (\d+) distinct questions")
-_EXTRACT_KINDS = ("claims", "statements", "truths", "entities")
+_EXTRACT_KINDS = ("claims", "statements", "truths", "entities", "opinions")
 
 
 def count_tokens(text: str) -> int:
@@ -48,7 +48,8 @@ class JudgeScript:
     # a 4th element must be in the prompt's instruction (to tell apart metrics asking the same task)
     task_verdicts: dict[tuple[str, ...], str] = field(default_factory=dict)
     default_verdict: str = "yes"
-    task_defaults: dict[str, str] = field(default_factory=lambda: {"contradicted": "no"})
+    # An answer is no refusal unless scripted so (the other tasks default to `default_verdict`).
+    task_defaults: dict[str, str] = field(default_factory=lambda: {"contradicted": "no", "refuses": "no"})
     questions: list[str] | None = None
     noncommittal: bool = False
     steps: list[str] = field(default_factory=lambda: ["Check each fact.", "Penalise invented content."])
@@ -71,7 +72,9 @@ class JudgeScript:
         default = self.task_defaults.get(task, self.default_verdict)
         value = value or next((v for key, v in self.verdicts.items() if key in item), default)
         ids = (
-            _overlapping(item, references) if value == "yes" and task in ("supported", "contradicted") else []
+            _overlapping(item, references)
+            if value == "yes" and task in ("supported", "contradicted", "answerable")
+            else []
         )
         return {"verdict": value, "reason": f"scripted {value}", "ids": ids}
 

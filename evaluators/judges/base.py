@@ -23,6 +23,7 @@ class ExtractKind(StrEnum):
     STATEMENTS = "statements"  # self-contained statements of any text (relevancy, recall, correctness)
     TRUTHS = "truths"  # the facts a context states, most important first (truths_extraction_limit)
     ENTITIES = "entities"  # named entities, numbers, dates (context entity recall)
+    OPINIONS = "opinions"  # the views an answer expresses, not its facts (bias, toxicity)
 
 
 class VerdictTask(StrEnum):
@@ -33,6 +34,8 @@ class VerdictTask(StrEnum):
     RELEVANT = "relevant"  # is the item relevant to the question given as the reference?
     USEFUL = "useful"  # was the item (a context node) useful to arrive at the reference answer?
     SATISFIES = "satisfies"  # does the item (a text) satisfy the criterion given as the reference?
+    REFUSES = "refuses"  # does the item (an answer) decline the request given as the reference?
+    ANSWERABLE = "answerable"  # do the references (passages) contain the answer to the item (a question)?
 
 
 VerdictValue = Literal["yes", "no", "idk"]

@@ -20,6 +20,7 @@ from evaluators.metrics.ranking import (
     RetrievalPrecisionAtK,
     RetrievalRecallAtK,
 )
+from evaluators.metrics.refusal import Refusal
 from evaluators.metrics.registry import create_metric, metric_names, required_inputs
 from evaluators.metrics.relevancy import AnswerRelevancy, AnswerRelevancySimilarity
 from evaluators.metrics.retrieval import (
@@ -29,6 +30,7 @@ from evaluators.metrics.retrieval import (
     ContextualRelevancy,
     ContextUtilization,
 )
+from evaluators.metrics.safety import Bias, Harmfulness, Stereotyping, Toxicity
 
 __all__ = [
     "AnswerCorrectness",
@@ -36,6 +38,7 @@ __all__ = [
     "AnswerRelevancySimilarity",
     "AnswerSimilarity",
     "AspectCritique",
+    "Bias",
     "CitationCoverage",
     "CitationPrecision",
     "ContextEntityRecall",
@@ -48,11 +51,13 @@ __all__ = [
     "Faithfulness",
     "GEval",
     "Hallucination",
+    "Harmfulness",
     "KnowledgeRetention",
     "Metric",
     "NoiseSensitivity",
     "PairwisePreference",
     "RankingMetric",
+    "Refusal",
     "RetrievalAveragePrecision",
     "RetrievalHitRate",
     "RetrievalMRR",
@@ -60,6 +65,8 @@ __all__ = [
     "RetrievalPrecisionAtK",
     "RetrievalRecallAtK",
     "Scored",
+    "Stereotyping",
+    "Toxicity",
     "create_metric",
     "metric_names",
     "required_inputs",

@@ -51,6 +51,7 @@ class AspectCritique(Metric):
     """1 when the majority of `strictness` yes/no votes finds the aspect present, else 0."""
 
     required_fields = (CaseField.ACTUAL_OUTPUT,)
+    judged_offline = False  # free criteria: the offline judge answers `idk`
 
     def __init__(
         self,
@@ -94,6 +95,8 @@ class AspectCritique(Metric):
         yes = [v.verdict == "yes" for v in votes]
         score = scores.majority_vote(yes)
         reason = f"{sum(yes)} of {self.strictness} votes find the aspect '{self.aspect}' present"
+        if self.strictness == 1 and votes[0].reason:  # a single verdict: its own words are the reason
+            reason = f"the judge finds '{self.aspect}' {'present' if yes[0] else 'absent'}: {votes[0].reason}"
         return Scored(score, reason, [record("vote", self.definition, v, "satisfies") for v in votes])
 
 
@@ -103,6 +106,8 @@ class GEval(Metric):
     With log-probabilities the score is the probability-weighted sum over score tokens (the G-Eval
     paper); without, the plain integer.
     """
+
+    judged_offline = False
 
     def __init__(
         self,

@@ -31,6 +31,7 @@ from evaluators.metrics.ranking import (
     RetrievalPrecisionAtK,
     RetrievalRecallAtK,
 )
+from evaluators.metrics.refusal import Refusal
 from evaluators.metrics.relevancy import AnswerRelevancy, AnswerRelevancySimilarity
 from evaluators.metrics.retrieval import (
     ContextEntityRecall,
@@ -39,6 +40,7 @@ from evaluators.metrics.retrieval import (
     ContextualRelevancy,
     ContextUtilization,
 )
+from evaluators.metrics.safety import Bias, Harmfulness, Stereotyping, Toxicity
 
 METRIC_FACTORIES: dict[str, type[Metric]] = {
     "faithfulness": Faithfulness,
@@ -65,6 +67,11 @@ METRIC_FACTORIES: dict[str, type[Metric]] = {
     "conversation_relevancy": ConversationRelevancy,
     "conversation_completeness": ConversationCompleteness,
     "pairwise_preference": PairwisePreference,
+    "refusal": Refusal,
+    "bias": Bias,
+    "toxicity": Toxicity,
+    "harmfulness": Harmfulness,
+    "stereotyping": Stereotyping,
 }
 
 # ragas' names (v0.1 and v0.2+) for the same arithmetic.
@@ -84,6 +91,7 @@ ALIASES: dict[str, str] = {
     "citation_recall": "citation_coverage",  # ALCE's name for the same question
     "pairwise_string": "pairwise_preference",  # LangChain
     "pairwise_comparison": "pairwise_preference",  # LlamaIndex
+    "stereotypes": "stereotyping",  # TruLens' name for the same criterion
 }
 
 

@@ -3,7 +3,7 @@
 It needs no API key and no network, so ragpulse works the moment it is installed, and it is the
 cheap first stage of the cascade: every verdict carries a calibrated probability in `confidence`,
 and the collector sends the uncertain ones to the LLM judge. It cannot judge free-form criteria
-(G-Eval rubrics, aspect critiques): those operations say so instead of guessing.
+(G-Eval rubrics, aspect critiques, safety rubrics, opinions): those operations say so instead of guessing.
 """
 
 from __future__ import annotations
@@ -32,11 +32,14 @@ from evaluators.offline.model import LogisticModel, load_models
 from evaluators.offline.question_type import HEAD_NOUNS, asked, supplies
 from evaluators.offline.reasons import (
     absent_reason,
+    answers_reason,
     contradicted_reason,
     stated_reason,
     supported_reason,
+    unanswered_reason,
     unsupported_reason,
 )
+from evaluators.offline.refusal import refusal_verdict
 from evaluators.offline.relevance import RelevanceScorer
 from evaluators.offline.sentences import clauses, sentences
 from evaluators.offline.text import entities, is_factual, is_noncommittal, numbers, stems_of
@@ -49,6 +52,7 @@ _PREPOSITION = re.compile(r"\s(of|for|on|in|about)\s")
 _ANSWERED_SOFT, _ANSWERED_RAREST_MISSING = 0.6, 0.3
 _SOFT_RECALL, _MAX_MISSING = FEATURE_NAMES.index("soft_recall_window"), FEATURE_NAMES.index("max_missing_idf")
 _QUESTION_MEMORY = 4096  # claims remembered with the question they answer (see `extract`)
+_NEEDS_LLM = "the offline judge cannot judge {what}: configure an LLM judge"
 
 
 _OPINION = re.compile(
@@ -111,9 +115,12 @@ class OfflineJudge:
         self, text: str, kind: ExtractKind, *, question: str | None = None, limit: int | None = None
     ) -> list[str]:
         """Claims: sentences then clauses. The question given here is remembered per claim, so
-        `verdicts` can treat a claim that only restates the question as neutral."""
-        self._calls += 1
+        `verdicts` can treat a claim that only restates the question as neutral. Opinions it cannot
+        tell from facts: bias and toxicity are unmeasured rather than a score of 'no opinion'."""
         kind = ExtractKind(kind)
+        if kind is ExtractKind.OPINIONS:
+            raise UndefinedScoreError(_NEEDS_LLM.format(what="opinions for bias or toxicity"))
+        self._calls += 1
         if kind is ExtractKind.CLAIMS:
             items = answer_claims(text)
             if question:
@@ -153,11 +160,15 @@ class OfflineJudge:
         if not items:
             return []
         if task is VerdictTask.SATISFIES:
-            reason = "the offline judge cannot judge custom criteria: configure an LLM judge"
+            reason = _NEEDS_LLM.format(what="free-form criteria (custom, safety, conversations, pairwise)")
             return [Verdict("idk", reason) for _ in items]
+        if task is VerdictTask.REFUSES:
+            return [refusal_verdict(item) for item in items]
         refs = [r for r in references if r and r.strip()]
         if not refs:
             return [Verdict("idk", "no reference text to judge against") for _ in items]
+        if task is VerdictTask.ANSWERABLE:
+            return [self._answerable(item, prepare(tuple(refs))) for item in items]
         if task is VerdictTask.SUPPORTED:
             return [self._supported(item, refs) for item in items]
         if task is VerdictTask.CONTRADICTED:
@@ -185,14 +196,32 @@ class OfflineJudge:
 
     def _abstention(self, topic: str, refs: References) -> Verdict:
         """'The documents do not mention X': right when the context lacks X, wrong when it states X."""
-        ev = self.featurizer.evidence(topic, refs)
-        p = self.grounding.probability(ev.features)
-        answered = self._answered(topic, refs) if p < self.grounding.threshold else None
-        if answered is not None:
-            ev, p = answered, max(p, self.grounding.threshold)
+        ev, p = self._stated(topic, refs)
         if p >= self.grounding.threshold:
             return Verdict("no", stated_reason(topic, ev, p), ev.supporting_nodes, confidence=p)
         return Verdict("yes", absent_reason(topic, p), (), confidence=1.0 - p)
+
+    def _answerable(self, question: str, refs: References) -> Verdict:
+        """Whether the passages answer the question. One whose answer type is known ('when' asks a time)
+        needs a passage that supplies it: 'the Lisbon office is at Rua Augusta 10' has the question's
+        words, not when it opens. Others: the abstention check, asked the other way round."""
+        if asked(question):
+            answered = self._answered(question, refs)
+            if answered is None:
+                return Verdict("no", unanswered_reason(question, None))
+            node = answered.best_window.node if answered.best_window is not None else 0  # (never None here)
+            return Verdict("yes", answers_reason(question, answered, None), (node,))
+        ev, p = self._stated(question, refs)
+        if p >= self.grounding.threshold:
+            return Verdict("yes", answers_reason(question, ev, p), ev.supporting_nodes, confidence=p)
+        return Verdict("no", unanswered_reason(question, p), (), confidence=1.0 - p)
+
+    def _stated(self, topic: str, refs: References) -> tuple[Evidence, float]:
+        """Evidence that the context states a topic or answers a question, and P(stated)."""
+        ev = self.featurizer.evidence(topic, refs)
+        p = self.grounding.probability(ev.features)
+        answered = self._answered(topic, refs) if p < self.grounding.threshold else None
+        return (answered, max(p, self.grounding.threshold)) if answered is not None else (ev, p)
 
     def _answered(self, topic: str, refs: References) -> Evidence | None:
         """Evidence that the context answers a topic phrased as a question ('who wrote X', 'the
@@ -266,7 +295,7 @@ class OfflineJudge:
         return Questions(questions=(answer,), noncommittal=is_noncommittal(answer))
 
     async def evaluation_steps(self, criteria: str) -> list[str]:
-        raise UndefinedScoreError("the offline judge cannot judge custom criteria: configure an LLM judge")
+        raise UndefinedScoreError(_NEEDS_LLM.format(what="custom criteria"))
 
     async def rubric_score(
         self,
@@ -277,7 +306,7 @@ class OfflineJudge:
         high: int = 10,
         rubric: str | None = None,
     ) -> RubricScore:
-        raise UndefinedScoreError("the offline judge cannot judge custom criteria: configure an LLM judge")
+        raise UndefinedScoreError(_NEEDS_LLM.format(what="custom criteria"))
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         self._calls += 1

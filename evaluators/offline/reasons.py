@@ -72,3 +72,16 @@ def absent_reason(topic: str, probability: float) -> str:
 def stated_reason(topic: str, ev: Evidence, probability: float) -> str:
     node = f"node {ev.best_window.node}" if ev.best_window is not None else "the context"
     return f"wrong to abstain: {node} states {snippet(topic, 60)!r} (P(stated)={probability:.2f})"
+
+
+def answers_reason(question: str, ev: Evidence, probability: float | None) -> str:
+    """`probability` is None when the passage was found by the answer type the question asks for."""
+    node = f"node {ev.best_window.node}" if ev.best_window is not None else "the context"
+    how = f" (P(stated)={probability:.2f})" if probability is not None else ""
+    return f"{node} answers {snippet(question, 60)!r}{how}"
+
+
+def unanswered_reason(question: str, probability: float | None) -> str:
+    if probability is None:
+        return f"no passage supplies what {snippet(question, 60)!r} asks for"
+    return f"the context does not answer {snippet(question, 60)!r} (P(stated)={probability:.2f})"

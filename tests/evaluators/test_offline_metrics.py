@@ -36,7 +36,7 @@ CASE = TestCase(
     retrieved_context_ids=["eiffel-history", "eiffel-height", "dogs"],
     reference_context_ids=["eiffel-height", "eiffel-history"],
 )
-# Free criteria and conversations: the offline judge answers "idk" rather than guessing.
+# Free criteria, safety criteria and conversations: the offline judge answers "idk" rather than guessing.
 NEEDS_AN_LLM = {name for name in metric_names() if not judged_offline(name)}
 
 
