@@ -5,6 +5,7 @@ from evaluators.metrics.citations import CitationCoverage, CitationPrecision
 from evaluators.metrics.correctness import AnswerCorrectness, AnswerSimilarity, NoiseSensitivity
 from evaluators.metrics.critique import AspectCritique, GEval
 from evaluators.metrics.faithfulness import Faithfulness, Hallucination
+from evaluators.metrics.multimodal import MultimodalFaithfulness, MultimodalRelevance
 from evaluators.metrics.ranking import (
     RankingMetric,
     RetrievalAveragePrecision,
@@ -41,6 +42,8 @@ __all__ = [
     "GEval",
     "Hallucination",
     "Metric",
+    "MultimodalFaithfulness",
+    "MultimodalRelevance",
     "NoiseSensitivity",
     "RankingMetric",
     "RetrievalAveragePrecision",

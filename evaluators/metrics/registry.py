@@ -17,6 +17,7 @@ from evaluators.metrics.correctness import AnswerCorrectness, AnswerSimilarity, 
 from evaluators.metrics.critique import BUILTIN_ASPECTS, AspectCritique
 from evaluators.metrics.custom import CustomMetrics, check_names
 from evaluators.metrics.faithfulness import Faithfulness, Hallucination
+from evaluators.metrics.multimodal import MultimodalFaithfulness, MultimodalRelevance
 from evaluators.metrics.ranking import (
     RetrievalAveragePrecision,
     RetrievalHitRate,
@@ -55,6 +56,8 @@ METRIC_FACTORIES: dict[str, type[Metric]] = {
     "retrieval_recall_at_k": RetrievalRecallAtK,
     "citation_precision": CitationPrecision,
     "citation_coverage": CitationCoverage,
+    "multimodal_faithfulness": MultimodalFaithfulness,
+    "multimodal_relevance": MultimodalRelevance,
 }
 
 # ragas' names (v0.1 and v0.2+) for the same arithmetic.
@@ -72,6 +75,10 @@ ALIASES: dict[str, str] = {
     "id_based_context_precision": "retrieval_precision_at_k",
     "id_based_context_recall": "retrieval_recall_at_k",
     "citation_recall": "citation_coverage",  # ALCE's name for the same question
+    # LlamaIndex's MultiModalFaithfulnessEvaluator / MultiModalRelevancyEvaluator
+    "multimodal_relevancy": "multimodal_relevance",
+    "multi_modal_faithfulness": "multimodal_faithfulness",
+    "multi_modal_relevancy": "multimodal_relevance",
 }
 
 
