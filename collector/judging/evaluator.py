@@ -3,7 +3,8 @@
 With a cascade, the offline judge scores first and only its doubtful grounding results (a
 verdict whose calibrated probability lies inside the band, or an error) go to the LLM judge;
 while the LLM judge's circuit is open the offline verdicts stand and the skipped escalations are
-counted.
+counted. A multi-modal metric the offline judge left unmeasured because the case holds images
+(it cannot see them) goes to the LLM judge as well: that is the judge that can.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from collector.metrics import CASCADE, DROPPED
 from collector.records import RagRecord
 from collector.stages import Evaluation, Outcome, Spend
 from evaluators import CaseResult, JudgeInfo, MetricResult, TestCase, failure_causes, passage_relevance
+from evaluators.images import image_positions
 
 _CASCADE_METRICS = frozenset({"faithfulness", "hallucination"})
+_VISION_METRICS = frozenset({"multimodal_faithfulness", "multimodal_relevance"})
 
 
 class RecordEvaluator:
@@ -51,7 +54,8 @@ class RecordEvaluator:
         results = {r.name: (r, self.first.info) for r in first.results}
         spend = _spend(first)
         if self.escalate_to is not None:
-            doubtful = [name for name, (r, _) in results.items() if self._doubtful(r)]
+            images = bool(image_positions(case.retrieval_context))
+            doubtful = [name for name, (r, _) in results.items() if self._doubtful(r, images)]
             CASCADE.labels("offline_only").inc(
                 sum(n in _CASCADE_METRICS and n not in doubtful for n in results)
             )
@@ -70,9 +74,12 @@ class RecordEvaluator:
         ]
         return evaluations, spend
 
-    def _doubtful(self, result: MetricResult) -> bool:
+    def _doubtful(self, result: MetricResult, images: bool) -> bool:
         """Escalate when the offline judge is unsure of any verdict: its calibrated probability of
-        'yes' falls inside the band. A verdict without a probability falls back on the score."""
+        'yes' falls inside the band. A verdict without a probability falls back on the score. A
+        multi-modal metric on a case with images escalates when the offline judge left it unmeasured."""
+        if result.name in _VISION_METRICS:
+            return images and result.outcome == "unmeasured"
         if result.name not in _CASCADE_METRICS:
             return False
         if result.score is None:
