@@ -25,7 +25,7 @@ from evaluators import (
     create_metric,
 )
 from evaluators.metrics.ranking import RANKING_METRICS
-from testkit.openai_server import ScriptedOpenAIServer, count_tokens
+from testkit.openai_server import IMAGE_TOKENS, ScriptedOpenAIServer, count_tokens, images_of, text_of
 
 # PEERS.md, per case: (judge calls, prompt tokens)
 PEERS_PER_METRIC = {
@@ -38,6 +38,14 @@ PEERS_FOUR = {"ragas (best)": (9, 8118), "ragas (worst)": (11, 11790), "deepeval
 GOAL = (4, 3000)
 # Arithmetic over document ids: no judge call here, in ragas (id-based precision/recall) or LlamaIndex.
 RANKING = RANKING_METRICS
+# One binary vision call per response in ragas (MultiModalFaithfulness/Relevance) and LlamaIndex.
+MULTIMODAL = ("multimodal_faithfulness", "multimodal_relevance")
+# Two of a case's five passages as images, the forms a multi-modal retriever returns.
+IMAGES = (
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQ"
+    "AAAABJRU5ErkJggg==",
+    "https://images.example.com/figures/diagram.png",
+)
 
 TOPICS = [
     "photosynthesis",
@@ -83,10 +91,23 @@ def make_case(i: int, topic: str) -> TestCase:
     )
 
 
+def with_images(case: TestCase) -> TestCase:
+    passages = list(case.retrieval_context or [])
+    passages[1], passages[3] = IMAGES
+    return case.model_copy(update={"retrieval_context": passages})
+
+
 def prompt_tokens(body: dict) -> int:
-    text = "".join(m.get("content") or "" for m in body.get("messages", []))
+    """Text tokens (messages and schema), plus IMAGE_TOKENS per image (OpenAI's low-detail figure)."""
+    messages = body.get("messages", [])
+    text = "".join(text_of(m) for m in messages)
     schema = json.dumps(body.get("response_format") or "")
-    return count_tokens(text) + (count_tokens(schema) if body.get("response_format") else 0)
+    images = sum(len(images_of(m)) for m in messages)
+    return (
+        count_tokens(text)
+        + (count_tokens(schema) if body.get("response_format") else 0)
+        + images * IMAGE_TOKENS
+    )
 
 
 async def measure(metrics: list[Metric], cases: list[TestCase], *, json_schema: bool) -> tuple[float, float]:
@@ -119,6 +140,13 @@ async def main() -> None:
         )
     calls, tokens = await measure([create_metric(name) for name in RANKING], cases, json_schema=True)
     print(f"{'retrieval ranking (6)':<22}{calls:>11.1f}{tokens:>13.0f}   (arithmetic over reference ids)")
+    pictured = [with_images(case) for case in cases]
+    for name in MULTIMODAL:
+        calls, tokens = await measure([create_metric(name)], pictured, json_schema=True)
+        print(
+            f"{name:<24}{calls:>9.1f}{tokens:>13.0f}   (2 of 5 passages images, {IMAGE_TOKENS} tokens each; "
+            "ragas, LlamaIndex: 1 call)"
+        )
     print()
     for label, json_schema in (("json_schema", True), ("JSON-mode fallback", False)):
         calls, tokens = await measure(four, cases, json_schema=json_schema)
