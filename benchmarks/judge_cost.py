@@ -25,7 +25,14 @@ from evaluators import (
     create_metric,
 )
 from evaluators.metrics.ranking import RANKING_METRICS
-from testkit.openai_server import JudgeScript, ScriptedOpenAIServer, count_tokens
+from testkit.openai_server import (
+    IMAGE_TOKENS,
+    JudgeScript,
+    ScriptedOpenAIServer,
+    count_tokens,
+    images_of,
+    text_of,
+)
 
 # PEERS.md, per case: (judge calls, prompt tokens)
 PEERS_PER_METRIC = {
@@ -39,6 +46,14 @@ GOAL = (4, 3000)
 # Arithmetic over document ids: no judge call here, in ragas (id-based precision/recall) or LlamaIndex.
 RANKING = RANKING_METRICS
 CONVERSATIONAL = ("knowledge_retention", "conversation_relevancy", "conversation_completeness")
+# One binary vision call per response in ragas (MultiModalFaithfulness/Relevance) and LlamaIndex.
+MULTIMODAL = ("multimodal_faithfulness", "multimodal_relevance")
+# Two of a case's five passages as images, the forms a multi-modal retriever returns.
+IMAGES = (
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQ"
+    "AAAABJRU5ErkJggg==",
+    "https://images.example.com/figures/diagram.png",
+)
 
 TOPICS = [
     "photosynthesis",
@@ -104,10 +119,23 @@ def make_conversation(i: int, topic: str, exchanges: int = 3) -> TestCase:
     return TestCase(id=f"conversation-{i}", turns=turns)
 
 
+def with_images(case: TestCase) -> TestCase:
+    passages = list(case.retrieval_context or [])
+    passages[1], passages[3] = IMAGES
+    return case.model_copy(update={"retrieval_context": passages})
+
+
 def prompt_tokens(body: dict) -> int:
-    text = "".join(m.get("content") or "" for m in body.get("messages", []))
+    """Text tokens (messages and schema), plus IMAGE_TOKENS per image (OpenAI's low-detail figure)."""
+    messages = body.get("messages", [])
+    text = "".join(text_of(m) for m in messages)
     schema = json.dumps(body.get("response_format") or "")
-    return count_tokens(text) + (count_tokens(schema) if body.get("response_format") else 0)
+    images = sum(len(images_of(m)) for m in messages)
+    return (
+        count_tokens(text)
+        + (count_tokens(schema) if body.get("response_format") else 0)
+        + images * IMAGE_TOKENS
+    )
 
 
 async def measure(
@@ -148,6 +176,13 @@ async def main() -> None:
         print(
             f"{name:<26}{calls:>7.1f}{tokens:>13.0f}   per 6-turn conversation "
             "(deepeval: a call per turn + reason)"
+        )
+    pictured = [with_images(case) for case in cases]
+    for name in MULTIMODAL:
+        calls, tokens = await measure([create_metric(name)], pictured, json_schema=True)
+        print(
+            f"{name:<24}{calls:>9.1f}{tokens:>13.0f}   (2 of 5 passages images, {IMAGE_TOKENS} tokens each; "
+            "ragas, LlamaIndex: 1 call)"
         )
     print()
     for label, json_schema in (("json_schema", True), ("JSON-mode fallback", False)):

@@ -131,6 +131,14 @@ JUDGE_INPUT_REWRITES = Counter(
     ["what"],
     registry=REGISTRY,
 )
+IMAGES_LEFT_OUT = Counter(
+    "ragpulse_images_left_out",
+    "Images in a trace not kept as image passages, by reason (too_large: a data URI over "
+    "evaluators.images.MAX_DATA_URI_CHARS; not_recognised: a declared image whose reference is no "
+    "image URL or data URI, e.g. an instrumentation's __REDACTED__).",
+    ["reason"],
+    registry=REGISTRY,
+)
 CIRCUIT_OPEN = Gauge(
     "ragpulse_judge_circuit_open", "1 while the judge circuit breaker is open.", registry=REGISTRY
 )

@@ -44,7 +44,11 @@ STAGE: dict[Cause, str] = {
 
 _RETRIEVAL_METRICS = frozenset({"contextual_relevancy", "contextual_precision", "context_utilization"})
 _COMPLETENESS_METRICS = frozenset({"contextual_recall", "context_entity_recall"})
-_GROUNDING_METRICS = frozenset({"faithfulness", "hallucination"})
+# The multi-modal verdicts ask whether the response is supported by / in line with the context: a
+# failure is a grounding failure, whose cause the other verdicts of the case tell as for faithfulness.
+_GROUNDING_METRICS = frozenset(
+    {"faithfulness", "hallucination", "multimodal_faithfulness", "multimodal_relevance"}
+)
 _RELEVANCY_METRICS = frozenset({"answer_relevancy", "answer_relevancy_similarity"})
 _REFUSAL_METRICS = _GROUNDING_METRICS | _RELEVANCY_METRICS | {"context_utilization"}
 _SAFETY_METRICS = frozenset({"bias", "toxicity", "harmfulness", "stereotyping"})  # named criteria

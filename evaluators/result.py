@@ -33,6 +33,8 @@ _LABELS: dict[str, dict[str, str]] = {
     "answerable": {"yes": "answer_in_context", "no": "answer_not_in_context"},
     "biased": {"yes": "biased", "no": "not_biased"},
     "toxic": {"yes": "toxic", "no": "not_toxic"},
+    "multimodal_supported": {"yes": "supported", "no": "unsupported", "idk": "unsupported"},
+    "multimodal_relevant": {"yes": "in_line", "no": "not_in_line", "idk": "not_in_line"},
 }
 
 
@@ -64,7 +66,8 @@ class VerdictRecord(BaseModel):
         return _LABELS.get(self.check, {}).get(self.verdict, self.verdict)
 
 
-_DECIDED_BY_PASSAGES = frozenset({"supported", "contradicted"})  # checks whose references were passages
+# Checks whose references were passages (the multi-modal one: text and image passages together).
+_DECIDED_BY_PASSAGES = frozenset({"supported", "contradicted", "multimodal_supported"})
 _ARE_PASSAGES = frozenset({("node", "useful"), ("context", "contradicted_by_answer")})
 
 
@@ -87,6 +90,43 @@ def verdict_passages(verdicts: Sequence[VerdictRecord]) -> list[list[int]]:
         else:
             passages.append([])
     return passages
+
+
+def at_passage_positions(
+    verdicts: Sequence[VerdictRecord], kept: Sequence[int], left_out: Sequence[int], placeholder: str
+) -> list[VerdictRecord]:
+    """Verdicts made on a subset of the passages (`kept`: their positions in the full list) restated
+    against the full list, so `verdict_passages` stays right: passage ids are mapped back, and each
+    passage left out (`left_out`) gets a `placeholder` verdict at its position among the passage
+    verdicts, which judges nothing (its check is "not_read")."""
+
+    def back(ids: list[int]) -> list[int]:
+        return [kept[i] if i < len(kept) else i for i in ids]
+
+    out: list[VerdictRecord] = []
+    emitted: dict[str, int] = {}  # passage verdicts per kind so far, placeholders included
+    for verdict in verdicts:
+        if (verdict.kind, verdict.check) in _ARE_PASSAGES:
+            position = emitted.get(verdict.kind, 0)
+            while position in left_out:
+                out.append(
+                    VerdictRecord(
+                        kind=verdict.kind, item="", verdict="idk", reason=placeholder, check="not_read"
+                    )
+                )
+                position += 1
+            emitted[verdict.kind] = position + 1
+        elif verdict.kind == "statement" and verdict.source_ids:
+            verdict = verdict.model_copy(update={"source_ids": back(verdict.source_ids)})
+        elif verdict.check in _DECIDED_BY_PASSAGES:
+            verdict = verdict.model_copy(update={"supporting_ids": back(verdict.supporting_ids)})
+        out.append(verdict)
+    for kind, position in emitted.items():
+        out.extend(
+            VerdictRecord(kind=kind, item="", verdict="idk", reason=placeholder, check="not_read")
+            for _ in (p for p in left_out if p >= position)
+        )
+    return out
 
 
 class MetricResult(BaseModel):

@@ -22,6 +22,7 @@ from evaluators.judges.base import (
     RubricScore,
     Verdict,
     VerdictTask,
+    VisionJudge,
 )
 from evaluators.judges.prompts import current_overrides
 
@@ -96,6 +97,21 @@ class JudgeSession:
             )
         items = await self.extract(text, kind)
         return list(zip(items, await self.verdicts(items, references, task), strict=True))
+
+    @property
+    def sees_images(self) -> bool:
+        """The judge can look at image passages (it offers `visual_verdict`)."""
+        return isinstance(self.judge, VisionJudge)
+
+    async def visual_verdict(
+        self, response: str, references: Sequence[str], task: VerdictTask, *, question: str | None = None
+    ) -> Verdict:
+        """The multi-modal verdict on a whole response, asked once per case (check `sees_images` first)."""
+        key = ("visual", response, tuple(references), task, question, _overrides_key())
+        judge: Any = self.judge
+        return await self._once(
+            key, lambda: judge.visual_verdict(response, list(references), task, question=question)
+        )
 
     async def questions(self, answer: str, n: int) -> Questions:
         return await self._once(

@@ -7,6 +7,11 @@ recovers the fenced payloads of the prompt, and answers with the scripted verdic
 Failure modes are queued per request: "429" (then success), "500", "hang" (longer than the client's
 timeout), "malformed" (not JSON). `json_schema_supported=False` rejects json_schema with a 400 so the
 JSON-mode fallback runs; `latency_s` adds a fixed delay to every request (the pipeline benchmark uses 0.2).
+
+Vision: a user message may be a list of content parts; `image_url` parts stand in the fenced
+REFERENCES where the prompt writes `<image n>`, so a script keys an image verdict by a substring of the
+image's URL. `images_supported=False` answers any request carrying an image with OpenAI's 400 for a
+model without vision. An image counts `IMAGE_TOKENS` prompt tokens (OpenAI's low-detail figure).
 """
 
 from __future__ import annotations
@@ -31,6 +36,9 @@ _SCHEMA_HINT = re.compile(r'schema named "(\w+)"')
 _CHECK = re.compile(r"^Check ([A-H]) \[(\w+)\]", re.MULTILINE)
 _AT_MOST = re.compile(r"At most (\d+) items")
 _N_QUESTIONS = re.compile(r"Write (\d+) distinct questions")
+_IMAGE_SLOT = re.compile(r"^<image (\d+)>$")
+IMAGE_TOKENS = 85
+NO_VISION_MESSAGE = "Invalid content type. image_url is only supported by certain models."
 _EXTRACT_KINDS = ("claims", "statements", "truths", "entities", "opinions")
 
 
@@ -124,10 +132,12 @@ class ScriptedOpenAIServer:
         latency_s: float = 0.0,
         json_schema_supported: bool = True,
         logprobs_supported: bool = True,
+        images_supported: bool = True,
         hang_s: float = 5.0,
         port: int = 0,
     ) -> None:
         self.script = script or JudgeScript()
+        self.images_supported = images_supported
         self.latency_s = latency_s
         self.json_schema_supported = json_schema_supported
         self.logprobs_supported = logprobs_supported
@@ -207,19 +217,24 @@ class ScriptedOpenAIServer:
                 {"error": {"message": "response_format json_schema is not supported", "type": "invalid"}},
                 {},
             )
+        if not self.images_supported and any(images_of(m) for m in body.get("messages", [])):
+            return 400, {"error": {"message": NO_VISION_MESSAGE, "type": "invalid_request_error"}}, {}
         return 200, self._chat(body, malformed=failure == "malformed", short=failure == "short"), {}
 
     def _chat(self, body: dict[str, Any], *, malformed: bool, short: bool = False) -> dict[str, Any]:
         messages = body.get("messages", [])
-        user = next((m["content"] for m in messages if m["role"] == "user"), "")
+        user_message = next((m for m in messages if m["role"] == "user"), {})
+        user, images = text_of(user_message), images_of(user_message)
         operation = operation_of(body)
-        reply = self._answer(operation, user)
+        reply = self._answer(operation, user, images)
         if short and operation not in _EXTRACT_KINDS:  # one verdict fewer than items asked about
             reply = {key: value[:-1] if isinstance(value, list) else value for key, value in reply.items()}
         content = "this is not json {" if malformed else json.dumps(reply, separators=(",", ":"))
-        prompt_text = "".join(m.get("content") or "" for m in messages)
-        prompt_tokens = count_tokens(prompt_text) + count_tokens(
-            json.dumps(body.get("response_format") or "")
+        prompt_text = "".join(text_of(m) for m in messages)
+        prompt_tokens = (
+            count_tokens(prompt_text)
+            + count_tokens(json.dumps(body.get("response_format") or ""))
+            + IMAGE_TOKENS * sum(len(images_of(m)) for m in messages)
         )
         choice: dict[str, Any] = {
             "index": 0,
@@ -241,9 +256,12 @@ class ScriptedOpenAIServer:
             },
         }
 
-    def _answer(self, operation: str, user: str) -> dict[str, Any]:
+    def _answer(self, operation: str, user: str, images: list[str] | None = None) -> dict[str, Any]:
         fenced = parse_fenced(user)
         script = self.script
+        if operation.startswith("visual_"):  # one verdict on the whole response, images in its references
+            refs = [_image_or_text(ref, images or []) for ref in fenced.get("REFERENCES", [])]
+            return script.verdict(operation, str(fenced.get("RESPONSE", "")), refs)
         if operation in _EXTRACT_KINDS:
             items = script.extract(fenced.get("TEXT", ""), operation)
             limit = _AT_MOST.search(user)
@@ -320,6 +338,34 @@ class ScriptedOpenAIServer:
     def record(self, request: RecordedRequest) -> None:
         with self._lock:
             self.requests.append(request)
+
+
+def text_of(message: dict[str, Any]) -> str:
+    """A message's text: its content, or the text of its content parts."""
+    content = message.get("content") or ""
+    if isinstance(content, list):
+        return "\n".join(
+            str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text"
+        )
+    return str(content)
+
+
+def images_of(message: dict[str, Any]) -> list[str]:
+    """The URLs of a message's `image_url` content parts, in order."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return []
+    return [
+        str((p.get("image_url") or {}).get("url", ""))
+        for p in content
+        if isinstance(p, dict) and p.get("type") == "image_url"
+    ]
+
+
+def _image_or_text(reference: str, images: list[str]) -> str:
+    slot = _IMAGE_SLOT.match(reference)
+    index = int(slot.group(1)) - 1 if slot else -1
+    return images[index] if 0 <= index < len(images) else reference
 
 
 def operation_of(body: dict[str, Any]) -> str:

@@ -8,8 +8,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from collector.metrics import IMAGES_LEFT_OUT
 from collector.records import RetrievedNode
 from collector.spans import Span
+from evaluators.images import MAX_DATA_URI_CHARS, kept_image
 from ragpulse_sdk import attributes
 
 
@@ -140,7 +142,7 @@ def node_from_mapping(item: Any, position: int, span: Span, key: str) -> Retriev
     """
     item = loads_lenient(item)
     if isinstance(item, str):
-        return RetrievedNode(id=str(position), text=item)
+        return RetrievedNode(id=str(position), text=_bounded(item))
     if not isinstance(item, dict):
         raise ExtractionError(
             "wrong_type", f"{key}[{position}] on span {span.span_id} is {type(item).__name__}"
@@ -162,7 +164,26 @@ def node_from_mapping(item: Any, position: int, span: Span, key: str) -> Retriev
         (v for source in (item, metadata) for k in _ID_KEYS if (v := source.get(k)) not in (None, "")),
         position,
     )
-    return RetrievedNode(id=str(node_id), text=content or "", score=_score(item, position, span, key))
+    return RetrievedNode(
+        id=str(node_id), text=_bounded(content or ""), score=_score(item, position, span, key)
+    )
+
+
+def image_passage(reference: Any) -> str | None:
+    """A declared image (a message part of type image, a document of image modality) as a passage, or
+    None, counted with the reason (`evaluators.images` says what an image passage is and how big)."""
+    kept, why = kept_image(reference) if isinstance(reference, str) else (None, "not_recognised")
+    if kept is None:
+        IMAGES_LEFT_OUT.labels(why).inc()
+    return kept
+
+
+def _bounded(content: str) -> str:
+    """A document whose content is an image data URI past the cap keeps its id and score, not its bytes."""
+    if len(content) > MAX_DATA_URI_CHARS and content.lstrip()[:11].lower() == "data:image/":
+        IMAGES_LEFT_OUT.labels("too_large").inc()
+        return ""
+    return content
 
 
 def _score(item: dict[str, Any], position: int, span: Span, key: str) -> float | None:

@@ -10,6 +10,9 @@ content in one of three places, depending on the instrumentation's version and s
   `gen_ai.system.message`, `gen_ai.user.message`, `gen_ai.assistant.message`, `gen_ai.tool.message`
   with `{content}` bodies, and `gen_ai.choice` with `{message: {content}}`.
 The model is `gen_ai.response.model`, else `gen_ai.request.model`.
+Image parts are `{type: blob, modality: image, mime_type, content: <base64>}` or `{type: uri,
+modality: image, uri}` (GenAI semconv), or OpenAI's `{type: image_url, image_url: {url}}` where an
+instrumentation records the request's content as it was (OpenLLMetry's flattened prompts, GenAI events).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from collector.conventions.common import loads_lenient, nodes_from_json, outermost
+from collector.conventions.common import image_passage, loads_lenient, nodes_from_json, outermost
 from collector.conventions.generations import Generation, Message, Retrieval, TraceShapes
 from collector.spans import Span
 
@@ -48,6 +51,31 @@ def content_text(content: Any) -> str:
     return "".join(texts)
 
 
+def content_images(content: Any) -> list[str]:
+    """Image passages of a message's content parts (the shapes in the module docstring)."""
+    content = loads_lenient(content)
+    parts = [content] if isinstance(content, dict) else content if isinstance(content, list) else []
+    images = []
+    for part in parts:
+        if not isinstance(part, dict):
+            continue
+        kind = part.get("type")
+        if kind == "image_url":
+            url = part.get("image_url")
+            reference = url.get("url") if isinstance(url, dict) else url
+        elif kind == "uri" and part.get("modality") == "image":
+            reference = part.get("uri")
+        elif kind == "blob" and part.get("modality") == "image":
+            blob = part.get("content")
+            mime = part.get("mime_type") or "image/unknown"
+            reference = f"data:{mime};base64,{blob}" if isinstance(blob, str) else None
+        else:
+            continue
+        if image := image_passage(reference):
+            images.append(image)
+    return images
+
+
 def messages_from(value: Any, default_role: str = "") -> list[Message]:
     """Messages from a GenAI messages value (JSON string or list); anything malformed is skipped."""
     value = loads_lenient(value)
@@ -60,11 +88,12 @@ def messages_from(value: Any, default_role: str = "") -> list[Message]:
         item = loads_lenient(item)
         if isinstance(item, dict):
             message = item["message"] if isinstance(item.get("message"), dict) else {}
-            text = content_text(item.get("parts", item.get("content")))
+            content = item.get("parts", item.get("content"))
+            text = content_text(content)
             if not text:  # a choice: {message: {content}}
                 text = content_text(message.get("content"))
             role = item.get("role") or message.get("role") or default_role
-            out.append(Message(str(role), text))
+            out.append(Message(str(role), text, content_images(content)))
         elif isinstance(item, str):
             out.append(Message(default_role, item))
     return out
@@ -82,7 +111,8 @@ def _span_content(span: Span) -> tuple[list[Message], list[Message]]:
         name = event.name or str(event.attributes.get("event.name", ""))
         body = loads_lenient(event.body)
         if name in _MESSAGE_EVENTS and isinstance(body, dict):
-            inputs.append(Message(_MESSAGE_EVENTS[name], content_text(body.get("content"))))
+            content = body.get("content")
+            inputs.append(Message(_MESSAGE_EVENTS[name], content_text(content), content_images(content)))
         elif name == "gen_ai.choice" and isinstance(body, dict):
             outputs += messages_from([body], "assistant")
     return inputs, outputs

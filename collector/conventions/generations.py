@@ -10,7 +10,10 @@ generation consumed which passages:
   retrieve, generate, retrieve again, generate again gives two records, each on its own LLM span);
 - a later generation whose prompt repeats earlier passages (LlamaIndex's refine mode) consumed those;
 - with no retrieval span in the trace, the context is read from the prompt itself (the system
-  message, or the user message around the question; see `prompt_context`).
+  message, or the user message around the question; see `prompt_context`);
+- images in the prompt (a user or system message's image parts) are context the generation saw:
+  they become image passages of its record, after the retrieved ones, once each (an image a
+  retriever returned and the app then attached is one passage).
 
 The question is the outermost enclosing chain's input (the user's question, not a sub-step's), else
 the retrieval query, else the last user message. The answer is the generation's own output: chain
@@ -33,6 +36,7 @@ from collector.spans import Span
 class Message:
     role: str  # system, user, assistant, tool
     text: str
+    images: list[str] = field(default_factory=list)  # image URLs / data URIs of its image parts
 
 
 @dataclass(slots=True)
@@ -103,12 +107,13 @@ def pair(shapes: TraceShapes, spans: Sequence[Span], prompt: PromptContext) -> l
         elif not retrievals:  # no retriever span anywhere: the context, if any, is in the prompt
             question = question_for(generation.span)
             extracted = context_from_prompt(generation.messages, question, prompt)
-            if extracted is None:
+            if extracted is None and not _prompt_images(generation):
                 continue
-            query, nodes = extracted
+            query, nodes = extracted or (question or _last_user_text(generation), [])
         else:
             continue  # e.g. a query-rewriting or routing call before the retrieval
         if query and generation.response:
+            nodes = _with_prompt_images(nodes, generation)
             found.append(Found(query, generation.response, generation.span, nodes, generation.model))
     if not found and not generations:
         found.extend(_chain_level(shapes, retrievals, question_for))
@@ -146,6 +151,17 @@ def _enclosing(
 def _repeated_in_prompt(earlier: list[Retrieval], generation: Generation) -> list[Retrieval]:
     prompt = "\n".join(m.text for m in generation.messages)
     return [r for r in earlier if any(n.text and n.text[:200].strip() in prompt for n in r.nodes)]
+
+
+def _prompt_images(generation: Generation) -> list[str]:
+    return [image for m in generation.messages if m.role in ("user", "system") for image in m.images]
+
+
+def _with_prompt_images(nodes: list[RetrievedNode], generation: Generation) -> list[RetrievedNode]:
+    """The passages, then the prompt's images not already among them (ids `image-N`, prompt order)."""
+    seen = {node.text for node in nodes}
+    extra = [image for image in dict.fromkeys(_prompt_images(generation)) if image not in seen]
+    return nodes + [RetrievedNode(id=f"image-{n}", text=image) for n, image in enumerate(extra)]
 
 
 def _last_user_text(generation: Generation) -> str | None:

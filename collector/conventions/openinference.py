@@ -5,8 +5,10 @@ Span kinds in `openinference.span.kind`. CHAIN/AGENT spans hold the app's questi
 `retrieval.documents.N.document.{id,content,score,metadata}` (metadata is a JSON string, per the
 spec); RERANKER spans hold `reranker.output_documents.N.document.*`, the passages actually kept;
 LLM spans hold `llm.input_messages.N.message.{role,content}` (or the list form
-`message.contents.M.message_content.{type,text}`), the same for `llm.output_messages`, and
-`llm.model_name`. Instrumentors nest a public call around a private one (`retrieve` around
+`message.contents.M.message_content.{type,text}`, where an image part is `type = image` with
+`message_content.image.image.url`), the same for `llm.output_messages`, and `llm.model_name`.
+A retrieval document whose content is an image URL or data URI is an image passage as it stands.
+Instrumentors nest a public call around a private one (`retrieve` around
 `_retrieve`, `predict` around `complete`): the outer retrieval and the inner LLM call count.
 """
 
@@ -16,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from collector.conventions.common import (
+    image_passage,
     indexed,
     indexed_items,
     innermost,
@@ -85,9 +88,17 @@ def _message_text(fields: dict[str, Any]) -> str:
     )
 
 
+def _message_images(fields: dict[str, Any]) -> list[str]:
+    parts = indexed_items(fields, "message.contents.").values()
+    declared = [
+        p.get("message_content.image.image.url") for p in parts if p.get("message_content.type") == "image"
+    ]
+    return [image for reference in declared if (image := image_passage(reference))]
+
+
 def _messages(span: Span, prefix: str) -> list[Message]:
     return [
-        Message(str(fields.get("message.role", "")), _message_text(fields))
+        Message(str(fields.get("message.role", "")), _message_text(fields), _message_images(fields))
         for fields in indexed(span, prefix).values()
     ]
 

@@ -81,7 +81,12 @@ def _generation(span: Span) -> Generation:
     found = genai.generation(span)  # newer releases: gen_ai.input.messages / gen_ai.output.messages
     prompts = indexed(span, "gen_ai.prompt.")
     messages = found.messages or [
-        Message(str(p.get("role", "user")), genai.content_text(p.get("content"))) for p in prompts.values()
+        Message(
+            str(p.get("role", "user")),
+            genai.content_text(p.get("content")),
+            genai.content_images(p.get("content")),
+        )
+        for p in prompts.values()
     ]
     if not messages and INPUT in span.attributes:  # an LLM task: its input is the prompt
         prompt = pick_text(span.attributes[INPUT], ("prompt", "messages", "args"))

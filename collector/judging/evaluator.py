@@ -5,6 +5,8 @@ verdict whose calibrated probability lies inside the band, or an error) go to th
 while the LLM judge's circuit is open the offline verdicts stand and the skipped escalations are
 counted. Metrics the offline judge cannot judge at all (criteria, conversations) go straight to
 the LLM judge; with its circuit open they are left to the offline judge, which says `unmeasured`.
+counted. A multi-modal metric the offline judge left unmeasured because the case holds images
+(it cannot see them) goes to the LLM judge as well: that is the judge that can.
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ from collector.metrics import CASCADE, DROPPED
 from collector.records import RagRecord
 from collector.stages import Evaluation, Outcome, Spend
 from evaluators import CaseResult, JudgeInfo, MetricResult, TestCase, failure_causes, passage_relevance
+from evaluators.images import image_positions
 from evaluators.metrics.registry import judged_offline
 
 _CASCADE_METRICS = frozenset({"faithfulness", "hallucination"})
+_VISION_METRICS = frozenset({"multimodal_faithfulness", "multimodal_relevance"})
 
 
 class RecordEvaluator:
@@ -62,7 +66,8 @@ class RecordEvaluator:
             results.update({r.name: (r, self.escalate_to.info) for r in direct.results})
             spend = spend + _spend(direct)
         if self.escalate_to is not None:
-            doubtful = [name for name, (r, _) in results.items() if self._doubtful(r)]
+            images = bool(image_positions(case.retrieval_context))
+            doubtful = [name for name, (r, _) in results.items() if self._doubtful(r, images)]
             CASCADE.labels("offline_only").inc(
                 sum(n in _CASCADE_METRICS and n not in doubtful for n in results)
             )
@@ -81,9 +86,12 @@ class RecordEvaluator:
         ]
         return evaluations, spend
 
-    def _doubtful(self, result: MetricResult) -> bool:
+    def _doubtful(self, result: MetricResult, images: bool) -> bool:
         """Escalate when the offline judge is unsure of any verdict: its calibrated probability of
-        'yes' falls inside the band. A verdict without a probability falls back on the score."""
+        'yes' falls inside the band. A verdict without a probability falls back on the score. A
+        multi-modal metric on a case with images escalates when the offline judge left it unmeasured."""
+        if result.name in _VISION_METRICS:
+            return images and result.outcome == "unmeasured"
         if result.name not in _CASCADE_METRICS:
             return False
         if result.score is None:

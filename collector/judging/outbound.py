@@ -5,6 +5,8 @@ the case is rewritten first: e-mail addresses, phone and card numbers (and custo
 become placeholders, numbered per case so that two different numbers stay different (a wrong
 phone number in an answer must still contradict the right one in a passage); passages beyond
 `max_passages` are left out and longer ones cut at `max_passage_chars`. Every rewrite is counted.
+An image passage (`evaluators.images`) goes as it is: cut, it would be a broken image, and masking
+reads text, not pixels (the collector already bounded its size when it read the trace).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from collector.judging.scorers import CaseScorer
 from collector.metrics import JUDGE_INPUT_REWRITES
 from evaluators import CaseResult, TestCase
+from evaluators.images import is_image
 
 _EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b")
 _CARD = re.compile(r"\b(?:\d[ -]?){12,18}\d\b")
@@ -83,6 +86,9 @@ class Outbound:
                 JUDGE_INPUT_REWRITES.labels("passage_left_out").inc(len(values) - self.config.max_passages)
             kept = []
             for value in values[: self.config.max_passages]:
+                if is_image(value):
+                    kept.append(value)
+                    continue
                 if len(value) > self.config.max_passage_chars:
                     if count:
                         JUDGE_INPUT_REWRITES.labels("passage_cut").inc()

@@ -180,3 +180,22 @@ class BatchingJudge(Protocol):
     ) -> list[tuple[str, Verdict]]:
         """Decompose `text` and judge every item against `references` in ONE judge call."""
         ...
+
+
+@runtime_checkable
+class VisionJudge(Protocol):
+    """An optional operation for judges that can look at images (multi-modal RAG).
+
+    Image passages (`evaluators.images`) travel beside the text as images; a judge without this
+    operation cannot see them, and the multi-modal metrics say so instead of reading a data URI as text.
+    """
+
+    async def visual_verdict(
+        self, response: str, references: Sequence[str], task: VerdictTask, *, question: str | None = None
+    ) -> Verdict:
+        """One verdict on the whole response against text and image references, in ONE judge call.
+
+        SUPPORTED: is the response supported by the visual and textual context? RELEVANT: is the
+        response to `question` in line with that context? `supporting_ids` index `references`.
+        """
+        ...

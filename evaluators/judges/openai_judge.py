@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import openai
 
+from evaluators.images import image_url, is_image
 from evaluators.judges import prompts
 from evaluators.judges.accounting import DEFAULT_PRICES, CallRecord, Price
 from evaluators.judges.base import (
@@ -37,7 +38,7 @@ from evaluators.judges.schemas import (
     VerdictReply,
     VerdictsReply,
 )
-from evaluators.judges.transport import ChatTransport, StructuredMode, TokenLogprobs
+from evaluators.judges.transport import ChatTransport, StructuredMode, TokenLogprobs, UserContent
 
 _CHECK_NAMES = "ABCDEFGH"
 
@@ -194,6 +195,39 @@ class OpenAIJudge:
             for entry in reply.value.items
             if entry.item.strip()
         ]
+
+    async def visual_verdict(
+        self, response: str, references: Sequence[str], task: VerdictTask, *, question: str | None = None
+    ) -> Verdict:
+        """The response judged whole against text and image references (ragas' multi-modal metrics).
+
+        The text stays fenced; each image reference becomes `<image n>` in the fenced REFERENCES and an
+        `image_url` content part after the text, so the model sees it and the prompt cannot be forged
+        by what a passage says. Without images the request is plain text, as every other operation.
+        """
+        texts: list[str] = []
+        images: list[str] = []
+        for reference in references:
+            if is_image(reference):
+                images.append(image_url(reference))
+                texts.append(prompts.IMAGE_PLACEHOLDER.format(n=len(images)))
+            else:
+                texts.append(reference)
+        lines = [prompts.visual_instruction(task), prompts.VISUAL_RULES]
+        if question is not None:
+            lines.append(f"QUESTION:\n{prompts.fence('QUESTION', question)}")
+        lines.append(f"REFERENCES:\n{prompts.fence('REFERENCES', texts)}")
+        lines.append(f"RESPONSE:\n{prompts.fence('RESPONSE', response)}")
+        user: UserContent = "\n".join(lines)
+        if images:
+            user = [{"type": "text", "text": user}]
+            for n, url in enumerate(images, start=1):
+                user.append({"type": "text", "text": f"IMAGE {n}:"})
+                user.append({"type": "image_url", "image_url": {"url": url}})
+        reply = await self._transport.structured(
+            f"visual_{task.value}", prompts.SYSTEM_PROMPT, user, VerdictReply
+        )
+        return _verdict(reply.value, len(references))
 
     async def questions(self, answer: str, n: int = 3) -> Questions:
         user = "\n".join(

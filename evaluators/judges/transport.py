@@ -37,6 +37,15 @@ StructuredMode = Literal["auto", "json_schema", "json_object", "prompt"]
 _MODES: tuple[StructuredMode, ...] = ("json_schema", "json_object", "prompt")
 
 
+# A user message's content: text, or OpenAI content parts ({"type": "text", "text": ...},
+# {"type": "image_url", "image_url": {"url": ...}}) when images go along.
+UserContent = str | list[dict[str, Any]]
+
+
+def _has_images(user: UserContent) -> bool:
+    return not isinstance(user, str) and any(part.get("type") == "image_url" for part in user)
+
+
 TokenLogprobs = tuple[
     tuple[str, tuple[tuple[str, float], ...]], ...
 ]  # (token, ((alternative, logprob), ...))
@@ -85,32 +94,47 @@ class ChatTransport:
         self,
         operation: str,
         system: str,
-        user: str,
+        user: UserContent,
         reply_model: type[M],
         *,
         check: Callable[[M], str | None] | None = None,
         logprobs: bool = False,
         temperature: float = 0.0,
     ) -> StructuredReply:
-        """One validated reply of `reply_model` (plus token log-probs when asked and available)."""
+        """One validated reply of `reply_model` (plus token log-probs when asked and available).
+
+        `user` is the prompt text, or a list of content parts when images go along (vision).
+        """
         key = request_key([self.model, system, user, reply_model.__name__, logprobs, temperature])
         cached = self.cache.get(key)
         if cached is not None:
             self._account(CallRecord(self.judge_name, self.model, operation, "cached", 0.0), cached=True)
             return cached
         schema = strict_schema(reply_model)
+        images = _has_images(user)
+        mode_index = self._mode_index
         while True:
-            mode = _MODES[self._mode_index]
+            mode = _MODES[mode_index]
             messages = self._messages(system, user, operation, schema, mode)
             extra = self._format_kwargs(operation, schema, mode, logprobs and self.logprobs_supported)
             try:
                 response = await self._chat(operation, messages, extra, temperature)
                 break
             except _Rejected as rejected:
+                if images:  # the images, or the output mode? Only a plainer mode that passes can tell
+                    if self.structured_output == "auto" and mode_index < len(_MODES) - 1:
+                        mode_index += 1
+                        continue
+                    raise JudgeError(
+                        f"{operation}: the judge model does not accept images (HTTP 400: {rejected})"
+                    ) from None
                 if not self._degrade(mode, "logprobs" in extra):
                     raise JudgeError(
                         f"{operation}: the judge endpoint rejected the request: {rejected}"
                     ) from None
+                mode_index = self._mode_index
+        if mode_index > self._mode_index:  # images passed in a plainer mode: the mode was refused
+            self._mode_index = mode_index
         content = response.content
         value, problem = _validate(content, reply_model, check)
         if problem is not None:
@@ -155,11 +179,12 @@ class ChatTransport:
         return False
 
     def _messages(
-        self, system: str, user: str, name: str, schema: dict[str, Any], mode: str
+        self, system: str, user: UserContent, name: str, schema: dict[str, Any], mode: str
     ) -> list[ChatCompletionMessageParam]:
         if mode != "json_schema":
             system = f"{system}\n{schema_hint(name, schema)}"
-        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        message: Any = {"role": "user", "content": user}
+        return [{"role": "system", "content": system}, message]
 
     @staticmethod
     def _format_kwargs(name: str, schema: dict[str, Any], mode: str, logprobs: bool) -> dict[str, Any]:

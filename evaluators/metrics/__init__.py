@@ -10,6 +10,7 @@ from evaluators.metrics.conversation import (
 from evaluators.metrics.correctness import AnswerCorrectness, AnswerSimilarity, NoiseSensitivity
 from evaluators.metrics.critique import AspectCritique, GEval
 from evaluators.metrics.faithfulness import Faithfulness, Hallucination
+from evaluators.metrics.multimodal import MultimodalFaithfulness, MultimodalRelevance
 from evaluators.metrics.pairwise import PairwisePreference
 from evaluators.metrics.ranking import (
     RankingMetric,
@@ -54,6 +55,8 @@ __all__ = [
     "Harmfulness",
     "KnowledgeRetention",
     "Metric",
+    "MultimodalFaithfulness",
+    "MultimodalRelevance",
     "NoiseSensitivity",
     "PairwisePreference",
     "RankingMetric",

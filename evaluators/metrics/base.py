@@ -15,10 +15,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypedDict, cast
 
-from evaluators.case import CaseField, TestCase
+from evaluators.case import CaseField, MissingFieldError, TestCase
 from evaluators.judges.accounting import usage_scope
 from evaluators.judges.base import Judge, JudgeError, Usage, Verdict
 from evaluators.judges.prompts import instruction_overrides
+from evaluators.metrics.text_only import without_images
 from evaluators.result import MetricResult, Outcome, VerdictRecord
 from evaluators.scores import UndefinedScoreError, passes, strict_score
 from evaluators.session import JudgeSession
@@ -88,6 +89,8 @@ class Metric(ABC):
     needs_embeddings: bool = False  # a class default; answer correctness sets it from its weights
     needs_judge: ClassVar[bool] = True  # False for metrics that only count (ranking against reference ids)
     judged_offline: ClassVar[bool] = True  # False where the offline judge can only say `unmeasured`
+    # True for metrics that judge image passages themselves; the others never see them (`text_only`).
+    reads_images: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -137,7 +140,7 @@ class Metric(ABC):
         outcome: Outcome | None
         with usage_scope() as usage, instruction_overrides(self.template):
             try:
-                scored = await self.score_case(case, session)
+                scored = await self._score(case, session)
             except JudgeError as error:
                 scored, outcome = Scored(None, f"judge error: {error}"), Outcome.ERROR
             except UndefinedScoreError as error:
@@ -155,6 +158,22 @@ class Metric(ABC):
                 [v.model_dump() for v in result.verdicts],
             )
         return result
+
+    async def _score(self, case: TestCase, session: JudgeSession) -> Scored:
+        """`score_case`, on the text-only view of the case unless the metric reads images."""
+        view = None if self.reads_images else without_images(case)
+        if view is None:
+            return await self.score_case(case, session)
+        try:
+            view.case.require(self.name, self.required_inputs)
+            scored = await self.score_case(view.case, session)
+        except MissingFieldError:  # what remains after the images is nothing to score
+            raise UndefinedScoreError(view.reason) from None
+        scored.verdicts = view.restore(scored.verdicts)
+        scored.details["image_passages_not_read"] = view.images
+        if scored.reason:
+            scored.reason += f" ({view.images} image passage(s) not read)"
+        return scored
 
     def measure(self, case: TestCase | Mapping[str, Any], judge: Judge | None = None) -> MetricResult:
         """Synchronous `a_measure`, for scripts and notebooks without a running event loop."""

@@ -10,6 +10,10 @@ session answers them once for the two.
 Judge calls per case: no extraction; one verdict call per distinct cited passage (the sentences citing
 it, judged against it alone); none when nothing cites a retrieved passage. With a batching judge,
 passages cited by exactly the same sentences share one call (up to `_CHECKS_PER_CALL` of them).
+
+Markers name passages by rank, so these metrics see image passages in place (`reads_images`): a
+citation of an image passage is left unjudged (a text judge cannot check it), like a citation on a
+sentence that states no fact, and a sentence citing only images is not counted by coverage.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import Unpack
 from evaluators import scores
 from evaluators.case import CaseField, TestCase
 from evaluators.citations_parse import Citation, CitedSentence, cited_sentences
+from evaluators.images import image_positions
 from evaluators.judges.base import Verdict, VerdictTask
 from evaluators.metrics.base import Metric, MetricOptions, Scored, listing, record
 from evaluators.session import JudgeSession
@@ -30,6 +35,7 @@ from evaluators.session import JudgeSession
 # on the same items into one call, and a judge takes at most 8 (other metrics may add theirs).
 _CHECKS_PER_CALL = 4
 _CHECK = "supported_by_cited_passage"
+_IMAGE = "cites an image passage, which a text judge cannot check"
 
 
 @dataclass(slots=True)
@@ -39,11 +45,18 @@ class _Judged:
     sentences: list[CitedSentence]
     factual: list[bool]
     verdicts: dict[tuple[int, int], Verdict]
+    images: frozenset[int]  # positions of the image passages
+
+    def judged(self, citation: Citation) -> bool:
+        """A citation is judged unless it names an image passage."""
+        return citation.passage not in self.images
 
     def verdict(self, sentence: int, citation: Citation) -> Verdict:
         """The verdict on one citation, with `supporting_ids` indexing the retrieval context."""
         if citation.passage is None:
             return Verdict("no", citation.problem)
+        if citation.passage in self.images:
+            return Verdict("idk", _IMAGE)
         judged = self.verdicts[(sentence, citation.passage)]
         return replace(judged, supporting_ids=(citation.passage,) if judged.verdict == "yes" else ())
 
@@ -58,10 +71,11 @@ async def _judge_citations(case: TestCase, session: JudgeSession, base: int) -> 
 
     found = cited_sentences(case.actual_output or "", len(passages), base=base, ids=ids)
     factual = [is_factual(s.text) for s in found]
+    images = frozenset(image_positions(passages))
     by_passage: dict[int, list[int]] = {}
     for index, sentence in enumerate(found):
         for citation in sentence.citations if factual[index] else ():
-            if citation.passage is not None:
+            if citation.passage is not None and citation.passage not in images:
                 by_passage.setdefault(citation.passage, []).append(index)
     by_citers: dict[tuple[int, ...], list[int]] = {}
     for passage, sentences in by_passage.items():
@@ -79,13 +93,14 @@ async def _judge_citations(case: TestCase, session: JudgeSession, base: int) -> 
         )
         for (citers, passage), reply in zip(asks, replies, strict=True):
             verdicts.update(((i, passage), v) for i, v in zip(citers, reply, strict=True))
-    return _Judged(found, factual, verdicts)
+    return _Judged(found, factual, verdicts, images)
 
 
 class _CitationMetric(Metric):
     """Options shared by the two citation metrics."""
 
     required_fields = (CaseField.ACTUAL_OUTPUT, CaseField.RETRIEVAL_CONTEXT)
+    reads_images = True  # markers count passages by rank: images stay in place, unjudged
 
     def __init__(self, *, citation_base: int = 1, **options: Unpack[MetricOptions]) -> None:
         super().__init__(**options)
@@ -106,16 +121,22 @@ class CitationPrecision(_CitationMetric):
 
     async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
         judged = await _judge_citations(case, session, self.citation_base)
-        pairs = [
+        cited = [
             (i, citation)
             for i, sentence in enumerate(judged.sentences)
             if judged.factual[i]
             for citation in sentence.citations
         ]
-        skipped = sum(len(s.citations) for i, s in enumerate(judged.sentences) if not judged.factual[i])
+        pairs = [(i, citation) for i, citation in cited if judged.judged(citation)]
+        of_images = len(cited) - len(pairs)
+        skipped = of_images + sum(
+            len(s.citations) for i, s in enumerate(judged.sentences) if not judged.factual[i]
+        )
         if not pairs:
             raise scores.UndefinedScoreError(
-                f"the answer's {skipped} citation(s) are on sentences that state no checkable fact"
+                f"the answer's {of_images} citation(s) name image passages, which a text judge cannot check"
+                if of_images
+                else f"the answer's {skipped} citation(s) are on sentences that state no checkable fact"
                 if skipped
                 else "the answer cites no passage, so citation precision is undefined"
             )
@@ -158,7 +179,15 @@ class CitationCoverage(_CitationMetric):
 
     async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
         judged = await _judge_citations(case, session, self.citation_base)
-        statements = [i for i, factual in enumerate(judged.factual) if factual]
+        statements = [
+            i
+            for i, factual in enumerate(judged.factual)
+            if factual
+            and not (
+                judged.sentences[i].citations
+                and all(not judged.judged(c) for c in judged.sentences[i].citations)
+            )
+        ]
         if not statements:
             raise scores.UndefinedScoreError("the answer states no checkable fact to cover")
         records, covered, uncited, failing = [], [], [], []

@@ -22,6 +22,7 @@ from evaluators.metrics.correctness import AnswerCorrectness, AnswerSimilarity, 
 from evaluators.metrics.critique import BUILTIN_ASPECTS, AspectCritique
 from evaluators.metrics.custom import CustomMetrics, check_names
 from evaluators.metrics.faithfulness import Faithfulness, Hallucination
+from evaluators.metrics.multimodal import MultimodalFaithfulness, MultimodalRelevance
 from evaluators.metrics.pairwise import PairwisePreference
 from evaluators.metrics.ranking import (
     RetrievalAveragePrecision,
@@ -72,6 +73,8 @@ METRIC_FACTORIES: dict[str, type[Metric]] = {
     "toxicity": Toxicity,
     "harmfulness": Harmfulness,
     "stereotyping": Stereotyping,
+    "multimodal_faithfulness": MultimodalFaithfulness,
+    "multimodal_relevance": MultimodalRelevance,
 }
 
 # ragas' names (v0.1 and v0.2+) for the same arithmetic.
@@ -92,6 +95,10 @@ ALIASES: dict[str, str] = {
     "pairwise_string": "pairwise_preference",  # LangChain
     "pairwise_comparison": "pairwise_preference",  # LlamaIndex
     "stereotypes": "stereotyping",  # TruLens' name for the same criterion
+    # LlamaIndex's MultiModalFaithfulnessEvaluator / MultiModalRelevancyEvaluator
+    "multimodal_relevancy": "multimodal_relevance",
+    "multi_modal_faithfulness": "multimodal_faithfulness",
+    "multi_modal_relevancy": "multimodal_relevance",
 }
 
 

@@ -31,6 +31,8 @@ COMBINATIONS: tuple[tuple[str, str], ...] = (
     ("openai", "otel-genai-events"),
     ("openai", "otel-genai-span"),
 )
+# Multi-modal captures: their own tests (test_images.py), not the text conformance comparison.
+IMAGE_COMBINATIONS: tuple[tuple[str, str], ...] = (("openai-images", "openinference"),)
 
 
 def combination_name(app: str, instrumentation: str) -> str:
@@ -66,7 +68,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=FIXTURES)
     parser.add_argument("combinations", nargs="*", help="e.g. langchain-openllmetry (default: all)")
     args = parser.parse_args()
-    chosen = [c for c in COMBINATIONS if not args.combinations or combination_name(*c) in args.combinations]
+    every = COMBINATIONS + IMAGE_COMBINATIONS
+    chosen = [c for c in every if not args.combinations or combination_name(*c) in args.combinations]
     python = instrumentation_python()
     with ScriptedLLMServer() as llm:
         for app, instrumentation in chosen:

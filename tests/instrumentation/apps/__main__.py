@@ -18,7 +18,13 @@ from opentelemetry.trace import SpanKind
 
 from tests.instrumentation.apps import corpus, instrument
 
-APPS = {"llamaindex": "llamaindex", "langchain": "langchain", "haystack": "haystack", "openai": "openai_sdk"}
+APPS = {
+    "llamaindex": "llamaindex",
+    "langchain": "langchain",
+    "haystack": "haystack",
+    "openai": "openai_sdk",
+    "openai-images": "openai_images",  # multi-modal: retrieved images as image_url parts
+}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -58,6 +58,7 @@ _INSTRUMENTORS: dict[tuple[str, str], list[str]] = {
     ("langchain", "openinference"): [f"{_OI}.langchain:LangChainInstrumentor"],
     ("haystack", "openinference"): [f"{_OI}.haystack:HaystackInstrumentor"],
     ("openai", "openinference"): [f"{_OI}.openai:OpenAIInstrumentor"],
+    ("openai-images", "openinference"): [f"{_OI}.openai:OpenAIInstrumentor"],
     ("llamaindex", "openllmetry"): [f"{_TL}.llamaindex:LlamaIndexInstrumentor", _TRACELOOP_OPENAI],
     ("langchain", "openllmetry"): [f"{_TL}.langchain:LangchainInstrumentor", _TRACELOOP_OPENAI],
     ("openai", "openllmetry"): [_TRACELOOP_OPENAI],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from openai import OpenAI
 
@@ -20,15 +21,25 @@ def _cosine(a: list[float], b: list[float]) -> float:
     return dot / ((math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))) or 1.0)
 
 
-def build(base_url: str, api_key: str) -> Ask:
-    client = OpenAI(base_url=base_url, api_key=api_key)
+def rank(client: OpenAI) -> Callable[[str], list[corpus.Passage]]:
+    """The retriever: the corpus embedded once, then the top passages of each question by cosine."""
     texts = [p.text for p in corpus.PASSAGES]
     vectors = [d.embedding for d in client.embeddings.create(model=corpus.EMBEDDING_MODEL, input=texts).data]
 
-    def ask(question: str) -> Answer:
+    def top(question: str) -> list[corpus.Passage]:
         query = client.embeddings.create(model=corpus.EMBEDDING_MODEL, input=question).data[0].embedding
         ranked = sorted(zip(corpus.PASSAGES, vectors, strict=True), key=lambda pv: -_cosine(query, pv[1]))
-        top = [passage for passage, _ in ranked[: corpus.TOP_K]]
+        return [passage for passage, _ in ranked[: corpus.TOP_K]]
+
+    return top
+
+
+def build(base_url: str, api_key: str) -> Ask:
+    client = OpenAI(base_url=base_url, api_key=api_key)
+    top_of = rank(client)
+
+    def ask(question: str) -> Answer:
+        top = top_of(question)
         completion = client.chat.completions.create(
             model=corpus.MODEL,
             temperature=0,
