@@ -62,6 +62,11 @@ class JudgeSession:
         """
         return await self.extract(case.actual_output or "", ExtractKind.CLAIMS, question=case.input)
 
+    async def reference_claims(self, case: TestCase) -> list[str]:
+        """The expected output's claims, extracted once per case, in the same units as the answer's
+        (RAGChecker compares the two claim by claim, in both directions)."""
+        return await self.extract(case.expected_output or "", ExtractKind.CLAIMS, question=case.input)
+
     async def verdicts(
         self, items: Sequence[str], references: Sequence[str], task: VerdictTask, *, sample: int = 0
     ) -> list[Verdict]:

@@ -46,6 +46,9 @@ class JudgeScript:
     verdicts: dict[str, str] = field(default_factory=dict)  # item substring -> yes / no / idk
     # (task, item substring) or (task, item substring, substring of some reference) -> verdict
     task_verdicts: dict[tuple[str, ...], str] = field(default_factory=dict)
+    # the same keys -> the reference ids the verdict names (default: for a "yes", the references
+    # sharing most words with the item)
+    ids: dict[tuple[str, ...], list[int]] = field(default_factory=dict)
     default_verdict: str = "yes"
     task_defaults: dict[str, str] = field(default_factory=lambda: {"contradicted": "no"})
     questions: list[str] | None = None
@@ -68,9 +71,13 @@ class JudgeScript:
         )
         default = self.task_defaults.get(task, self.default_verdict)
         value = value or next((v for key, v in self.verdicts.items() if key in item), default)
-        ids = (
-            _overlapping(item, references) if value == "yes" and task in ("supported", "contradicted") else []
-        )
+        scripted = next((i for key, i in self.ids.items() if _matches(key, task, item, references)), None)
+        if scripted is not None:
+            ids = list(scripted)
+        elif value == "yes" and task in ("supported", "contradicted"):
+            ids = _overlapping(item, references)
+        else:
+            ids = []
         return {"verdict": value, "reason": f"scripted {value}", "ids": ids}
 
     def embed(self, text: str) -> list[float]:
