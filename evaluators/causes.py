@@ -58,9 +58,24 @@ _REFUSAL = re.compile(
     ),
     re.IGNORECASE,
 )
-_RETRIEVAL_METRICS = frozenset({"contextual_relevancy", "contextual_precision", "context_utilization"})
-_COMPLETENESS_METRICS = frozenset({"contextual_recall", "context_entity_recall"})
-_GROUNDING_METRICS = frozenset({"faithfulness", "hallucination"})
+_RETRIEVAL_METRICS = frozenset(
+    {"contextual_relevancy", "contextual_precision", "context_utilization", "retriever_context_precision"}
+)
+_COMPLETENESS_METRICS = frozenset({"contextual_recall", "context_entity_recall", "retriever_claim_recall"})
+_GROUNDING_METRICS = frozenset({"faithfulness", "hallucination", "claim_hallucination", "self_knowledge"})
+# Against the reference answer, claim by claim (RAGChecker); utilization: reference facts that were
+# retrieved but left out of the answer.
+_CORRECTNESS_METRICS = frozenset(
+    {
+        "answer_correctness",
+        "answer_similarity",
+        "factual_correctness",
+        "claim_precision",
+        "claim_recall",
+        "claim_f1",
+        "claim_context_utilization",
+    }
+)
 _RELEVANCY_METRICS = frozenset({"answer_relevancy", "answer_relevancy_similarity"})
 _REFUSAL_METRICS = _GROUNDING_METRICS | _RELEVANCY_METRICS | {"context_utilization"}
 
@@ -75,15 +90,18 @@ def passage_relevance(results: Sequence[MetricResult], passages: int) -> list[st
 
     Contextual relevancy judges the statements of each passage against the question (a passage with one
     relevant statement is relevant); contextual precision judges whole passages against the reference
-    answer. Context utilization is left out: a passage the answer did not use may still be relevant (an
-    off-topic answer ignores good passages).
+    answer, and retriever context precision asks whether a passage entails a reference claim. Context
+    utilization is left out: a passage the answer did not use may still be relevant (an off-topic
+    answer ignores good passages).
     """
     verdicts: list[list[bool]] = [[] for _ in range(passages)]
     for result in results:
         for verdict, targets in zip(result.verdicts, verdict_passages(result.verdicts), strict=True):
             if verdict.check == "relevant" and verdict.kind == "statement":
                 is_relevant = verdict.verdict != "no"
-            elif verdict.check == "useful" and result.name == "contextual_precision":
+            elif (verdict.check == "useful" and result.name == "contextual_precision") or (
+                verdict.check == "entails_reference_claim"
+            ):
                 is_relevant = verdict.verdict == "yes"
             else:
                 continue
@@ -132,7 +150,7 @@ def failure_causes(case: TestCase, results: Sequence[MetricResult]) -> dict[str,
                 cause = Cause.UNSUPPORTED_CLAIM
         elif name in _RELEVANCY_METRICS:
             cause = Cause.OFF_TOPIC
-        elif name in ("answer_correctness", "answer_similarity", "factual_correctness"):
+        elif name in _CORRECTNESS_METRICS:
             cause = Cause.CONTRADICTED_CLAIM if contradicted else Cause.INCORRECT_ANSWER
         elif name.startswith(("geval_", "aspect_")):
             cause = Cause.CRITERIA

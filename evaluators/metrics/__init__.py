@@ -4,6 +4,16 @@ from evaluators.metrics.base import Metric, Scored
 from evaluators.metrics.citations import CitationCoverage, CitationPrecision
 from evaluators.metrics.correctness import AnswerCorrectness, AnswerSimilarity, NoiseSensitivity
 from evaluators.metrics.critique import AspectCritique, GEval
+from evaluators.metrics.diagnostics import (
+    ClaimContextUtilization,
+    ClaimF1,
+    ClaimHallucination,
+    ClaimPrecision,
+    ClaimRecall,
+    RetrieverClaimRecall,
+    RetrieverContextPrecision,
+    SelfKnowledge,
+)
 from evaluators.metrics.faithfulness import Faithfulness, Hallucination
 from evaluators.metrics.ranking import (
     RankingMetric,
@@ -32,6 +42,11 @@ __all__ = [
     "AspectCritique",
     "CitationCoverage",
     "CitationPrecision",
+    "ClaimContextUtilization",
+    "ClaimF1",
+    "ClaimHallucination",
+    "ClaimPrecision",
+    "ClaimRecall",
     "ContextEntityRecall",
     "ContextUtilization",
     "ContextualPrecision",
@@ -49,7 +64,10 @@ __all__ = [
     "RetrievalNDCG",
     "RetrievalPrecisionAtK",
     "RetrievalRecallAtK",
+    "RetrieverClaimRecall",
+    "RetrieverContextPrecision",
     "Scored",
+    "SelfKnowledge",
     "create_metric",
     "metric_names",
     "required_inputs",
