@@ -38,6 +38,19 @@ PEERS_FOUR = {"ragas (best)": (9, 8118), "ragas (worst)": (11, 11790), "deepeval
 GOAL = (4, 3000)
 # Arithmetic over document ids: no judge call here, in ragas (id-based precision/recall) or LlamaIndex.
 RANKING = RANKING_METRICS
+# RAGChecker's diagnostics: one claim table per case, so together they cost no more calls than its
+# distinct requests: 2 extractions and 4 checks, merged per side's claims into 2 calls.
+DIAGNOSTICS = [
+    "claim_precision",
+    "claim_recall",
+    "claim_f1",
+    "retriever_claim_recall",
+    "retriever_context_precision",
+    "claim_context_utilization",
+    "claim_hallucination",
+    "self_knowledge",
+]
+DIAGNOSTIC_REQUESTS = 4
 
 TOPICS = [
     "photosynthesis",
@@ -132,6 +145,28 @@ async def main() -> None:
                 f"    vs {peer:<14} {peer_calls:>3} calls {peer_tokens:>6} tokens: "
                 f"calls {ratio(calls, peer_calls)}, prompt tokens {ratio(tokens, peer_tokens)}"
             )
+    await diagnostics(cases)
+
+
+async def diagnostics(cases: list[TestCase]) -> None:
+    """RAGChecker's diagnostics alone and together (with faithfulness and noise sensitivity, whose
+    requests they share): together no more calls than the distinct requests."""
+    print(f"\n{'RAGChecker diagnostic':<30}{'calls/case':>11}{'tokens/case':>13}")
+    for name in DIAGNOSTICS:
+        calls, tokens = await measure([create_metric(name)], cases, json_schema=True)
+        print(f"{name:<30}{calls:>11.1f}{tokens:>13.0f}")
+    together = [create_metric(name) for name in DIAGNOSTICS]
+    shared = [
+        Faithfulness(),
+        *(create_metric("noise_sensitivity", mode=m) for m in ("all", "relevant", "irrelevant")),
+    ]
+    for label, metrics in (("all 8 together", together), ("+ faithfulness, noise (3)", together + shared)):
+        calls, tokens = await measure(metrics, cases, json_schema=True)
+        verdict = "met" if calls <= DIAGNOSTIC_REQUESTS else "MISSED"
+        print(
+            f"{label:<30}{calls:>11.1f}{tokens:>13.0f}   "
+            f"(<= {DIAGNOSTIC_REQUESTS} distinct requests: {verdict})"
+        )
 
 
 if __name__ == "__main__":
