@@ -103,12 +103,22 @@ def prompt_tokens(body: dict) -> int:
 
 
 async def measure(metrics: list[Metric], cases: list[TestCase], *, json_schema: bool) -> tuple[float, float]:
+    calls, prompt, _ = await measure_usage(metrics, cases, json_schema=json_schema)
+    return calls, prompt
+
+
+async def measure_usage(
+    metrics: list[Metric], cases: list[TestCase], *, json_schema: bool = True
+) -> tuple[float, float, float]:
+    """Calls, prompt tokens and completion tokens per case."""
     with ScriptedOpenAIServer(json_schema_supported=json_schema) as server:
         judge = OpenAIJudge("gpt-4o-mini", base_url=server.base_url, cache_size=0, timeout_s=10)
         result = await a_evaluate(cases, metrics, judge, concurrency=4)
         assert all(r.outcome.value in ("passed", "failed") for c in result.cases for r in c.results)
         ok = [r for r in server.chat_requests if r.status == 200]
-        return len(ok) / len(cases), sum(prompt_tokens(r.body) for r in ok) / len(cases)
+        completion = sum(json.loads(r.reply)["usage"]["completion_tokens"] for r in ok)
+        n = len(cases)
+        return len(ok) / n, sum(prompt_tokens(r.body) for r in ok) / n, completion / n
 
 
 def ratio(ours: float, theirs: float) -> str:
@@ -146,6 +156,7 @@ async def main() -> None:
                 f"calls {ratio(calls, peer_calls)}, prompt tokens {ratio(tokens, peer_tokens)}"
             )
     await diagnostics(cases)
+    await cot_reasons(cases)
 
 
 async def diagnostics(cases: list[TestCase]) -> None:
@@ -167,6 +178,14 @@ async def diagnostics(cases: list[TestCase]) -> None:
             f"{label:<30}{calls:>11.1f}{tokens:>13.0f}   "
             f"(<= {DIAGNOSTIC_REQUESTS} distinct requests: {verdict})"
         )
+
+
+async def cot_reasons(cases: list[TestCase]) -> None:
+    """TruLens-style chain-of-thought reasons: the same calls, longer prompts and replies."""
+    print(f"\n{'faithfulness reasons':<30}{'calls/case':>11}{'prompt tok':>12}{'completion tok':>16}")
+    for reasoning in ("verdicts", "cot"):
+        calls, prompt, completion = await measure_usage([Faithfulness(reasoning=reasoning)], cases)
+        print(f"{reasoning:<30}{calls:>11.1f}{prompt:>12.0f}{completion:>16.0f}")
 
 
 if __name__ == "__main__":

