@@ -54,6 +54,19 @@ IMAGES = (
     "AAAABJRU5ErkJggg==",
     "https://images.example.com/figures/diagram.png",
 )
+# RAGChecker's diagnostics: one claim table per case, so together they cost no more calls than its
+# distinct requests: 2 extractions and 4 checks, merged per side's claims into 2 calls.
+DIAGNOSTICS = [
+    "claim_precision",
+    "claim_recall",
+    "claim_f1",
+    "retriever_claim_recall",
+    "retriever_context_precision",
+    "claim_context_utilization",
+    "claim_hallucination",
+    "self_knowledge",
+]
+DIAGNOSTIC_REQUESTS = 4
 
 TOPICS = [
     "photosynthesis",
@@ -141,12 +154,26 @@ def prompt_tokens(body: dict) -> int:
 async def measure(
     metrics: list[Metric], cases: list[TestCase], *, json_schema: bool, script: JudgeScript | None = None
 ) -> tuple[float, float]:
+    calls, prompt, _ = await measure_usage(metrics, cases, json_schema=json_schema, script=script)
+    return calls, prompt
+
+
+async def measure_usage(
+    metrics: list[Metric],
+    cases: list[TestCase],
+    *,
+    json_schema: bool = True,
+    script: JudgeScript | None = None,
+) -> tuple[float, float, float]:
+    """Calls, prompt tokens and completion tokens per case."""
     with ScriptedOpenAIServer(script, json_schema_supported=json_schema) as server:
         judge = OpenAIJudge("gpt-4o-mini", base_url=server.base_url, cache_size=0, timeout_s=10)
         result = await a_evaluate(cases, metrics, judge, concurrency=4)
         assert all(r.outcome.value in ("passed", "failed") for c in result.cases for r in c.results)
         ok = [r for r in server.chat_requests if r.status == 200]
-        return len(ok) / len(cases), sum(prompt_tokens(r.body) for r in ok) / len(cases)
+        completion = sum(json.loads(r.reply)["usage"]["completion_tokens"] for r in ok)
+        n = len(cases)
+        return len(ok) / n, sum(prompt_tokens(r.body) for r in ok) / n, completion / n
 
 
 def ratio(ours: float, theirs: float) -> str:
@@ -197,6 +224,37 @@ async def main() -> None:
                 f"    vs {peer:<14} {peer_calls:>3} calls {peer_tokens:>6} tokens: "
                 f"calls {ratio(calls, peer_calls)}, prompt tokens {ratio(tokens, peer_tokens)}"
             )
+    await diagnostics(cases)
+    await cot_reasons(cases)
+
+
+async def diagnostics(cases: list[TestCase]) -> None:
+    """RAGChecker's diagnostics alone and together (with faithfulness and noise sensitivity, whose
+    requests they share): together no more calls than the distinct requests."""
+    print(f"\n{'RAGChecker diagnostic':<30}{'calls/case':>11}{'tokens/case':>13}")
+    for name in DIAGNOSTICS:
+        calls, tokens = await measure([create_metric(name)], cases, json_schema=True)
+        print(f"{name:<30}{calls:>11.1f}{tokens:>13.0f}")
+    together = [create_metric(name) for name in DIAGNOSTICS]
+    shared = [
+        Faithfulness(),
+        *(create_metric("noise_sensitivity", mode=m) for m in ("all", "relevant", "irrelevant")),
+    ]
+    for label, metrics in (("all 8 together", together), ("+ faithfulness, noise (3)", together + shared)):
+        calls, tokens = await measure(metrics, cases, json_schema=True)
+        verdict = "met" if calls <= DIAGNOSTIC_REQUESTS else "MISSED"
+        print(
+            f"{label:<30}{calls:>11.1f}{tokens:>13.0f}   "
+            f"(<= {DIAGNOSTIC_REQUESTS} distinct requests: {verdict})"
+        )
+
+
+async def cot_reasons(cases: list[TestCase]) -> None:
+    """TruLens-style chain-of-thought reasons: the same calls, longer prompts and replies."""
+    print(f"\n{'faithfulness reasons':<30}{'calls/case':>11}{'prompt tok':>12}{'completion tok':>16}")
+    for reasoning in ("verdicts", "cot"):
+        calls, prompt, completion = await measure_usage([Faithfulness(reasoning=reasoning)], cases)
+        print(f"{reasoning:<30}{calls:>11.1f}{prompt:>12.0f}{completion:>16.0f}")
 
     await safety(cases)
 

@@ -42,16 +42,63 @@ STAGE: dict[Cause, str] = {
     Cause.UNKNOWN: "unknown",
 }
 
-_RETRIEVAL_METRICS = frozenset({"contextual_relevancy", "contextual_precision", "context_utilization"})
-_COMPLETENESS_METRICS = frozenset({"contextual_recall", "context_entity_recall"})
+# Ranking against reference ids counts too: a low hit rate or MRR is the retriever's, by arithmetic.
+_RETRIEVAL_METRICS = frozenset(
+    {
+        "contextual_relevancy",
+        "contextual_precision",
+        "context_utilization",
+        "retriever_context_precision",
+        "retrieval_hit_rate",
+        "retrieval_mrr",
+        "retrieval_ndcg",
+        "retrieval_average_precision",
+        "retrieval_precision_at_k",
+    }
+)
+_COMPLETENESS_METRICS = frozenset(
+    {"contextual_recall", "context_entity_recall", "retriever_claim_recall", "retrieval_recall_at_k"}
+)
+_CITATION_METRICS = frozenset({"citation_precision", "citation_coverage"})
 # The multi-modal verdicts ask whether the response is supported by / in line with the context: a
 # failure is a grounding failure, whose cause the other verdicts of the case tell as for faithfulness.
 _GROUNDING_METRICS = frozenset(
-    {"faithfulness", "hallucination", "multimodal_faithfulness", "multimodal_relevance"}
+    {
+        "faithfulness",
+        "hallucination",
+        "claim_hallucination",
+        "self_knowledge",
+        "multimodal_faithfulness",
+        "multimodal_relevance",
+    }
+)
+# Against the reference answer, claim by claim (RAGChecker); utilization: reference facts that were
+# retrieved but left out of the answer.
+_CORRECTNESS_METRICS = frozenset(
+    {
+        "answer_correctness",
+        "answer_similarity",
+        "factual_correctness",
+        "claim_precision",
+        "claim_recall",
+        "claim_f1",
+        "claim_context_utilization",
+    }
 )
 _RELEVANCY_METRICS = frozenset({"answer_relevancy", "answer_relevancy_similarity"})
 _REFUSAL_METRICS = _GROUNDING_METRICS | _RELEVANCY_METRICS | {"context_utilization"}
-_SAFETY_METRICS = frozenset({"bias", "toxicity", "harmfulness", "stereotyping"})  # named criteria
+# Judged criteria: the named safety ones, a conversation's, and the preference between two runs.
+_CRITERIA_METRICS = frozenset(
+    {
+        "bias",
+        "toxicity",
+        "harmfulness",
+        "stereotyping",
+        "knowledge_retention",
+        "conversation_completeness",
+        "pairwise_preference",
+    }
+)
 
 
 def passage_relevance(results: Sequence[MetricResult], passages: int) -> list[str | None]:
@@ -59,15 +106,18 @@ def passage_relevance(results: Sequence[MetricResult], passages: int) -> list[st
 
     Contextual relevancy judges the statements of each passage against the question (a passage with one
     relevant statement is relevant); contextual precision judges whole passages against the reference
-    answer. Context utilization is left out: a passage the answer did not use may still be relevant (an
-    off-topic answer ignores good passages).
+    answer, and retriever context precision asks whether a passage entails a reference claim. Context
+    utilization is left out: a passage the answer did not use may still be relevant (an off-topic
+    answer ignores good passages).
     """
     verdicts: list[list[bool]] = [[] for _ in range(passages)]
     for result in results:
         for verdict, targets in zip(result.verdicts, verdict_passages(result.verdicts), strict=True):
             if verdict.check == "relevant" and verdict.kind == "statement":
                 is_relevant = verdict.verdict != "no"
-            elif verdict.check == "useful" and result.name == "contextual_precision":
+            elif (verdict.check == "useful" and result.name == "contextual_precision") or (
+                verdict.check == "entails_reference_claim"
+            ):
                 is_relevant = verdict.verdict == "yes"
             else:
                 continue
@@ -117,11 +167,13 @@ def failure_causes(case: TestCase, results: Sequence[MetricResult]) -> dict[str,
                 cause = Cause.OFF_TOPIC
             else:
                 cause = Cause.UNSUPPORTED_CLAIM
-        elif name in _RELEVANCY_METRICS:
+        elif name in _RELEVANCY_METRICS or name == "conversation_relevancy":
             cause = Cause.OFF_TOPIC
-        elif name in ("answer_correctness", "answer_similarity", "factual_correctness"):
+        elif name in _CITATION_METRICS:
+            cause = Cause.CONTRADICTED_CLAIM if contradicted else Cause.UNSUPPORTED_CLAIM
+        elif name in _CORRECTNESS_METRICS:
             cause = Cause.CONTRADICTED_CLAIM if contradicted else Cause.INCORRECT_ANSWER
-        elif name.startswith(("geval_", "aspect_")) or name in _SAFETY_METRICS:
+        elif name.startswith(("geval_", "aspect_")) or name in _CRITERIA_METRICS:
             cause = Cause.CRITERIA
         else:
             cause = Cause.UNKNOWN

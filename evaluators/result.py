@@ -24,10 +24,12 @@ class Outcome(StrEnum):
 _LABELS: dict[str, dict[str, str]] = {
     "supported": {"yes": "supported", "no": "contradicted", "idk": "not_found"},
     "supported_by_expected": {"yes": "supported", "no": "contradicted", "idk": "not_found"},
+    "supported_by_answer": {"yes": "supported", "no": "contradicted", "idk": "not_found"},
     "contradicted": {"yes": "contradicted", "no": "supported", "idk": "not_found"},
     "contradicted_by_answer": {"yes": "contradicted", "no": "consistent", "idk": "not_addressed"},
     "relevant": {"yes": "relevant", "no": "irrelevant", "idk": "partly_relevant"},
     "useful": {"yes": "useful", "no": "not_useful", "idk": "not_useful"},
+    "entails_reference_claim": {"yes": "relevant", "no": "irrelevant"},
     "in_context": {"yes": "found", "no": "missing"},
     "refuses": {"yes": "refused", "no": "answered"},
     "answerable": {"yes": "answer_in_context", "no": "answer_not_in_context"},
@@ -68,7 +70,9 @@ class VerdictRecord(BaseModel):
 
 # Checks whose references were passages (the multi-modal one: text and image passages together).
 _DECIDED_BY_PASSAGES = frozenset({"supported", "contradicted", "multimodal_supported"})
-_ARE_PASSAGES = frozenset({("node", "useful"), ("context", "contradicted_by_answer")})
+_ARE_PASSAGES = frozenset(
+    {("node", "useful"), ("node", "entails_reference_claim"), ("context", "contradicted_by_answer")}
+)
 
 
 def verdict_passages(verdicts: Sequence[VerdictRecord]) -> list[list[int]]:

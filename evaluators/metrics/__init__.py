@@ -9,6 +9,16 @@ from evaluators.metrics.conversation import (
 )
 from evaluators.metrics.correctness import AnswerCorrectness, AnswerSimilarity, NoiseSensitivity
 from evaluators.metrics.critique import AspectCritique, GEval
+from evaluators.metrics.diagnostics import (
+    ClaimContextUtilization,
+    ClaimF1,
+    ClaimHallucination,
+    ClaimPrecision,
+    ClaimRecall,
+    RetrieverClaimRecall,
+    RetrieverContextPrecision,
+    SelfKnowledge,
+)
 from evaluators.metrics.faithfulness import Faithfulness, Hallucination
 from evaluators.metrics.multimodal import MultimodalFaithfulness, MultimodalRelevance
 from evaluators.metrics.pairwise import PairwisePreference
@@ -42,6 +52,11 @@ __all__ = [
     "Bias",
     "CitationCoverage",
     "CitationPrecision",
+    "ClaimContextUtilization",
+    "ClaimF1",
+    "ClaimHallucination",
+    "ClaimPrecision",
+    "ClaimRecall",
     "ContextEntityRecall",
     "ContextUtilization",
     "ContextualPrecision",
@@ -67,7 +82,10 @@ __all__ = [
     "RetrievalNDCG",
     "RetrievalPrecisionAtK",
     "RetrievalRecallAtK",
+    "RetrieverClaimRecall",
+    "RetrieverContextPrecision",
     "Scored",
+    "SelfKnowledge",
     "Stereotyping",
     "Toxicity",
     "create_metric",

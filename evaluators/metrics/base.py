@@ -13,12 +13,12 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypedDict, cast
+from typing import Any, ClassVar, Literal, TypedDict, Unpack, cast
 
 from evaluators.case import CaseField, MissingFieldError, TestCase
 from evaluators.judges.accounting import usage_scope
 from evaluators.judges.base import Judge, JudgeError, Usage, Verdict
-from evaluators.judges.prompts import instruction_overrides
+from evaluators.judges.prompts import COT_REASON_RULE, instruction_overrides
 from evaluators.metrics.text_only import without_images
 from evaluators.result import MetricResult, Outcome, VerdictRecord
 from evaluators.scores import UndefinedScoreError, passes, strict_score
@@ -217,3 +217,31 @@ class Metric(ABC):
             usage=usage,
             duration_s=duration,
         )
+
+
+Reasoning = Literal["verdicts", "cot"]
+
+
+class ReasonedOptions(MetricOptions, total=False):
+    """The options of a metric whose verdict reasons can be chain of thought."""
+
+    reasoning: Reasoning
+
+
+class ReasonedMetric(Metric):
+    """A metric that offers TruLens' chain-of-thought reasons (`*_with_cot_reasons`).
+
+    `reasoning="cot"` makes an LLM judge quote, for each verdict, the evidence that decides it and
+    explain the steps to it: reasons a person can check, at several times the completion tokens.
+    It rides on the `reason` instruction override, so no judge operation changes (a `template` that
+    sets `reason` itself wins). The default, "verdicts", keeps each reason to a few words; the offline
+    judge ignores both, as its reasons already name the matching passage per statement.
+    """
+
+    def __init__(self, *, reasoning: Reasoning = "verdicts", **options: Unpack[MetricOptions]) -> None:
+        super().__init__(**options)
+        if reasoning not in ("verdicts", "cot"):
+            raise ValueError("reasoning must be 'verdicts' or 'cot'")
+        self.reasoning = reasoning
+        if reasoning == "cot":
+            self.template = {"reason": COT_REASON_RULE, **(self.template or {})}

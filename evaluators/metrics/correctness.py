@@ -1,6 +1,7 @@
 """Answer against the reference answer: noise sensitivity, semantic similarity, answer correctness.
 
-Judge calls per case: noise sensitivity adds 1 verdict check to the shared claims (coalesced);
+Judge calls per case: noise sensitivity adds 1 verdict check to the shared claims (coalesced), and its
+relevant / irrelevant variants the expected output's claim extraction and 1 check of those claims;
 similarity is 1 embedding call; correctness is 1 statement extraction of the expected output + 2
 verdict checks (one coalesced with the claim checks) + 1 embedding call.
 """
@@ -12,20 +13,28 @@ from typing import Literal, Unpack
 
 from evaluators import scores
 from evaluators.case import CaseField, TestCase
+from evaluators.claim_table import Check, claim_table
 from evaluators.judges.base import ExtractKind, VerdictTask
 from evaluators.metrics.base import Metric, MetricOptions, Scored, listing, record
 from evaluators.result import VerdictRecord
 from evaluators.session import JudgeSession
 
 NoiseMode = Literal["all", "relevant", "irrelevant"]
+_NOISE_SOURCE = {
+    "all": "",
+    "relevant": " and entailed by a relevant chunk",
+    "irrelevant": " and entailed by irrelevant chunks only",
+}
 
 
 class NoiseSensitivity(Metric):
-    """Incorrect claims (not supported by the expected output) / claims; lower is better.
+    """Incorrect claims (not entailed by the expected output) / claims; lower is better.
 
-    `mode="relevant"` / `"irrelevant"` count only the incorrect claims attributable to retrieved nodes
-    that are relevant / irrelevant to the expected output (ragas' variants); the denominator stays all
-    claims. The name gains the mode suffix so both variants can run side by side.
+    `mode="relevant"` / `"irrelevant"` count only the incorrect claims entailed by a relevant chunk /
+    by irrelevant chunks alone, a chunk being relevant when it entails an expected-output claim: RAGChecker's
+    noise sensitivity in relevant / irrelevant chunks (and ragas'). The denominator stays all claims.
+    The checks are the claim table's (`evaluators.claim_table`), shared with faithfulness and the
+    RAGChecker diagnostics. The name gains the mode suffix so the variants can run side by side.
     """
 
     lower_is_better = True
@@ -49,36 +58,35 @@ class NoiseSensitivity(Metric):
         self.name = "noise_sensitivity" if mode == "all" else f"noise_sensitivity_{mode}"
 
     async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
-        claims = await session.answer_claims(case)
+        checks = Check.RESPONSE_IN_REFERENCE
+        if self.mode != "all":
+            checks |= Check.RESPONSE_IN_CONTEXT | Check.REFERENCE_IN_CONTEXT
+        table = await claim_table(case, session, checks)
+        claims = table.response_claims
         if not claims:
             raise scores.UndefinedScoreError("the answer has no claims")
-        nodes = list(case.retrieval_context or [])
-        expected = [case.expected_output or ""]
+        incorrect = [not ok for ok in table.entailed(Check.RESPONSE_IN_REFERENCE)]
         if self.mode == "all":
-            correctness = await session.verdicts(claims, expected, VerdictTask.SUPPORTED)
-            flags = [v.verdict != "yes" for v in correctness]
+            flags = incorrect
         else:
-            correctness, attribution, usefulness = await asyncio.gather(
-                session.verdicts(claims, expected, VerdictTask.SUPPORTED),
-                session.verdicts(claims, nodes, VerdictTask.SUPPORTED),
-                session.verdicts(nodes, expected, VerdictTask.USEFUL),
-            )
-            relevant = {i for i, v in enumerate(usefulness) if v.verdict == "yes"}
-            wanted = relevant if self.mode == "relevant" else set(range(len(nodes))) - relevant
-            flags = [
-                c.verdict != "yes" and a.verdict == "yes" and any(i in wanted for i in a.supporting_ids)
-                for c, a in zip(correctness, attribution, strict=True)
-            ]
-        incorrect = [claim for claim, flag in zip(claims, flags, strict=True) if flag]
-        reason = f"{len(incorrect)} of {len(claims)} claims are not supported by the expected output"
-        if incorrect:
-            reason += f": {listing(incorrect)}"
+            relevant = {chunk for chunk, entailed in enumerate(table.entailing_chunks()) if entailed}
+            flags = []
+            for wrong, verdict in zip(incorrect, table.verdicts[Check.RESPONSE_IN_CONTEXT], strict=True):
+                chunks = set(verdict.supporting_ids) if verdict.verdict == "yes" else set()
+                in_relevant, in_irrelevant = bool(chunks & relevant), bool(chunks - relevant)
+                noisy = in_relevant if self.mode == "relevant" else in_irrelevant and not in_relevant
+                flags.append(wrong and noisy)
+        counted = [claim for claim, flag in zip(claims, flags, strict=True) if flag]
+        reason = f"{len(counted)} of {len(claims)} claims are not supported by the expected output"
+        reason += _NOISE_SOURCE[self.mode]
+        if counted:
+            reason += f": {listing(counted)}"
         return Scored(
             scores.verdict_ratio(flags),
             reason,
             [
                 record("claim", c, v, "supported_by_expected")
-                for c, v in zip(claims, correctness, strict=True)
+                for c, v in zip(claims, table.verdicts[Check.RESPONSE_IN_REFERENCE], strict=True)
             ],
         )
 

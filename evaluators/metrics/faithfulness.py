@@ -12,21 +12,29 @@ from typing import Any, Literal, Unpack
 from evaluators import scores
 from evaluators.case import CaseField, MissingFieldError, TestCase
 from evaluators.judges.base import ExtractKind, VerdictTask
-from evaluators.metrics.base import Metric, MetricOptions, Scored, listing, record
+from evaluators.metrics.base import (
+    Metric,
+    MetricOptions,
+    ReasonedMetric,
+    ReasonedOptions,
+    Scored,
+    listing,
+    record,
+)
 from evaluators.session import JudgeSession
 
 FaithfulnessMode = Literal["entailment", "contradiction"]
 NO_CLAIMS = "no checkable claim: the answer has text but states no fact the judge could check"
 
 
-class Faithfulness(Metric):
+class Faithfulness(ReasonedMetric):
     """Supported claims / claims.
 
     `mode="entailment"` (default; ragas, rag_evals) counts a claim only when the context implies it,
     which catches hallucinated additions; `mode="contradiction"` (deepeval) counts every claim the
     context does not contradict. An answer without checkable claims ('Hello!', or text the judge
     cannot read) is unmeasured, never a silent pass; `zero_claims_score` gives it a score instead
-    (1.0 as deepeval, 0.0 as rag_evals).
+    (1.0 as deepeval, 0.0 as rag_evals). `reasoning="cot"`: TruLens' groundedness with CoT reasons.
     """
 
     name = "faithfulness"
@@ -38,7 +46,7 @@ class Faithfulness(Metric):
         mode: FaithfulnessMode = "entailment",
         truths_extraction_limit: int | None = None,
         zero_claims_score: float | None = None,
-        **options: Unpack[MetricOptions],
+        **options: Unpack[ReasonedOptions],
     ) -> None:
         super().__init__(**options)
         if mode not in ("entailment", "contradiction"):

@@ -1,7 +1,8 @@
 """Metrics by their stable names, for the CLI and the collector's config.
 
 Names are deepeval's where the two libraries differ (`contextual_precision`); ragas' names are accepted as
-aliases (`context_precision`), and custom criteria (`evaluators.metrics.custom`) join under their own names.
+aliases (`context_precision`), as are RAGChecker's with a `ragchecker_` prefix; custom criteria
+(`evaluators.metrics.custom`) join under their own names.
 """
 
 from __future__ import annotations
@@ -21,6 +22,16 @@ from evaluators.metrics.conversation import (
 from evaluators.metrics.correctness import AnswerCorrectness, AnswerSimilarity, NoiseSensitivity
 from evaluators.metrics.critique import BUILTIN_ASPECTS, AspectCritique
 from evaluators.metrics.custom import CustomMetrics, check_names
+from evaluators.metrics.diagnostics import (
+    ClaimContextUtilization,
+    ClaimF1,
+    ClaimHallucination,
+    ClaimPrecision,
+    ClaimRecall,
+    RetrieverClaimRecall,
+    RetrieverContextPrecision,
+    SelfKnowledge,
+)
 from evaluators.metrics.faithfulness import Faithfulness, Hallucination
 from evaluators.metrics.multimodal import MultimodalFaithfulness, MultimodalRelevance
 from evaluators.metrics.pairwise import PairwisePreference
@@ -75,9 +86,18 @@ METRIC_FACTORIES: dict[str, type[Metric]] = {
     "stereotyping": Stereotyping,
     "multimodal_faithfulness": MultimodalFaithfulness,
     "multimodal_relevance": MultimodalRelevance,
+    "claim_precision": ClaimPrecision,
+    "claim_recall": ClaimRecall,
+    "claim_f1": ClaimF1,
+    "retriever_claim_recall": RetrieverClaimRecall,
+    "retriever_context_precision": RetrieverContextPrecision,
+    "claim_context_utilization": ClaimContextUtilization,
+    "claim_hallucination": ClaimHallucination,
+    "self_knowledge": SelfKnowledge,
 }
 
-# ragas' names (v0.1 and v0.2+) for the same arithmetic.
+# ragas' names (v0.1 and v0.2+), and RAGChecker's (prefixed, as its bare names clash), for the same
+# arithmetic.
 ALIASES: dict[str, str] = {
     "context_precision": "contextual_precision",
     "llm_context_precision_with_reference": "contextual_precision",
@@ -99,6 +119,25 @@ ALIASES: dict[str, str] = {
     "multimodal_relevancy": "multimodal_relevance",
     "multi_modal_faithfulness": "multimodal_faithfulness",
     "multi_modal_relevancy": "multimodal_relevance",
+    "ragchecker_precision": "claim_precision",
+    "ragchecker_recall": "claim_recall",
+    "ragchecker_f1": "claim_f1",
+    "ragchecker_claim_recall": "retriever_claim_recall",
+    "ragchecker_context_precision": "retriever_context_precision",
+    "ragchecker_context_utilization": "claim_context_utilization",
+    "ragchecker_hallucination": "claim_hallucination",
+    "ragchecker_self_knowledge": "self_knowledge",
+    "ragchecker_faithfulness": "faithfulness",  # the same request and count (docs/evaluators.md)
+    "noise_sensitivity_irrelevant": "noise_sensitivity",
+    "ragchecker_noise_sensitivity_in_relevant": "noise_sensitivity",
+    "ragchecker_noise_sensitivity_in_irrelevant": "noise_sensitivity",
+}
+# Aliases that name a variant of their metric: the options they stand for (an explicit option wins).
+ALIAS_OPTIONS: dict[str, dict[str, Any]] = {
+    "noise_sensitivity_relevant": {"mode": "relevant"},
+    "noise_sensitivity_irrelevant": {"mode": "irrelevant"},
+    "ragchecker_noise_sensitivity_in_relevant": {"mode": "relevant"},
+    "ragchecker_noise_sensitivity_in_irrelevant": {"mode": "irrelevant"},
 }
 
 
@@ -159,11 +198,12 @@ def judged_offline(name: str) -> bool:
 
 
 def create_metric(name: str, *, custom: Mapping[str, Any] | None = None, **options: Any) -> Metric:
-    """A metric from its stable name (or a ragas alias, or a custom metric in `custom`); options go to
-    its constructor (threshold, strict_mode, ...)."""
+    """A metric from its stable name (or an alias, which may name a variant: `noise_sensitivity_relevant`
+    is `mode="relevant"`; or a custom metric in `custom`); options go to its constructor (threshold,
+    strict_mode, ...)."""
     canonical = canonical_name(name)
     if canonical in METRIC_FACTORIES:
-        return METRIC_FACTORIES[canonical](**options)
+        return METRIC_FACTORIES[canonical](**(ALIAS_OPTIONS.get(name, {}) | options))
     aspect = _aspect(canonical)
     if aspect:
         return AspectCritique(aspect, **options)

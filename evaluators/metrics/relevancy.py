@@ -12,13 +12,14 @@ from typing import Unpack
 from evaluators import scores
 from evaluators.case import CaseField, TestCase
 from evaluators.judges.base import VerdictTask
-from evaluators.metrics.base import Metric, MetricOptions, Scored, listing, record
+from evaluators.metrics.base import Metric, MetricOptions, ReasonedMetric, Scored, listing, record
 from evaluators.result import VerdictRecord
 from evaluators.session import JudgeSession
 
 
-class AnswerRelevancy(Metric):
-    """Relevant statements / statements, where "idk" (partly relevant) counts as relevant, as in deepeval."""
+class AnswerRelevancy(ReasonedMetric):
+    """Relevant statements / statements, where "idk" (partly relevant) counts as relevant, as in deepeval.
+    `reasoning="cot"`: TruLens' answer relevance with CoT reasons."""
 
     name = "answer_relevancy"
     required_fields = (CaseField.INPUT, CaseField.ACTUAL_OUTPUT)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from evaluators import scores
 from evaluators.case import CaseField, TestCase
 from evaluators.judges.base import ExtractKind, VerdictTask
-from evaluators.metrics.base import Metric, Scored, listing, record
+from evaluators.metrics.base import Metric, ReasonedMetric, Scored, listing, record
 from evaluators.result import VerdictRecord
 from evaluators.session import JudgeSession
 
@@ -82,8 +82,9 @@ class ContextualRecall(Metric):
         )
 
 
-class ContextualRelevancy(Metric):
-    """Statements of all nodes relevant to the input / all statements of all nodes."""
+class ContextualRelevancy(ReasonedMetric):
+    """Statements of all nodes relevant to the input / all statements of all nodes.
+    `reasoning="cot"`: TruLens' context relevance with CoT reasons."""
 
     name = "contextual_relevancy"
     required_fields = (CaseField.INPUT, CaseField.RETRIEVAL_CONTEXT)
