@@ -45,6 +45,7 @@ PEERS_FOUR = {"ragas (best)": (9, 8118), "ragas (worst)": (11, 11790), "deepeval
 GOAL = (4, 3000)
 # Arithmetic over document ids: no judge call here, in ragas (id-based precision/recall) or LlamaIndex.
 RANKING = RANKING_METRICS
+CITATIONS = ("citation_precision", "citation_coverage")
 CONVERSATIONAL = ("knowledge_retention", "conversation_relevancy", "conversation_completeness")
 # One binary vision call per response in ragas (MultiModalFaithfulness/Relevance) and LlamaIndex.
 MULTIMODAL = ("multimodal_faithfulness", "multimodal_relevance")
@@ -132,6 +133,13 @@ def make_conversation(i: int, topic: str, exchanges: int = 3) -> TestCase:
     return TestCase(id=f"conversation-{i}", turns=turns)
 
 
+def with_citations(case: TestCase) -> TestCase:
+    """The answer's three sentences citing passages 1, 2 and 4 (Bedrock's citation metrics)."""
+    sentences = (case.actual_output or "").split(". ")
+    cited = [f"{s.rstrip('.')} [{n}]." for s, n in zip(sentences, (1, 2, 4), strict=False)]
+    return case.model_copy(update={"actual_output": " ".join(cited)})
+
+
 def with_images(case: TestCase) -> TestCase:
     passages = list(case.retrieval_context or [])
     passages[1], passages[3] = IMAGES
@@ -211,6 +219,14 @@ async def main() -> None:
             f"{name:<24}{calls:>9.1f}{tokens:>13.0f}   (2 of 5 passages images, {IMAGE_TOKENS} tokens each; "
             "ragas, LlamaIndex: 1 call)"
         )
+    cited = [with_citations(case) for case in cases]
+    calls, tokens = await measure([create_metric(n) for n in CITATIONS], cited, json_schema=True)
+    print(
+        f"{'citation precision+coverage':<28}{calls:>5.1f}{tokens:>13.0f}   (3 sentences cite [1], [2], [4])"
+    )
+    paired = [case.model_copy(update={"baseline_output": case.expected_output}) for case in cases]
+    calls, tokens = await measure([create_metric("pairwise_preference")], paired, json_schema=True)
+    print(f"{'pairwise_preference':<28}{calls:>5.1f}{tokens:>13.0f}   (both orders; LlamaIndex: 2)")
     print()
     for label, json_schema in (("json_schema", True), ("JSON-mode fallback", False)):
         calls, tokens = await measure(four, cases, json_schema=json_schema)
