@@ -24,6 +24,7 @@ from collector.assemble import AssemblyConfig
 from collector.canary import CanaryConfig
 from collector.conventions import ExtractionConfig
 from collector.errors import ConfigError
+from collector.evaluation_queue import EvaluationConfig
 from collector.exporters.kafka_results import KafkaResultsConfig
 from collector.exporters.otel_spans import OtelExportConfig
 from collector.exporters.phoenix import PhoenixConfig
@@ -31,7 +32,6 @@ from collector.feedback import FeedbackConfig
 from collector.judging.config import JudgeConfig, MetricsConfig
 from collector.metrics import LabelsConfig
 from collector.page.config import PageConfig
-from collector.pipeline import EvaluationConfig
 from collector.receivers.kafka import KafkaConfig
 from collector.receivers.otlp import OtlpConfig
 from collector.sampling import SamplingConfig

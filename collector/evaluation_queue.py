@@ -4,6 +4,7 @@ Records from the OTLP receivers exist nowhere else once answered, so past `queue
 are shed (counted, acknowledged). Kafka records are never shed: they wait uncommitted, and the
 consumer pauses at `kafka.max_in_flight_records`, so a flood becomes lag, not loss. A record the
 judge could not score comes back after a backoff, never shed, until `judge_retry_for_s` is over.
+`EvaluationConfig` (the config file's `evaluation:` section) sets these bounds and the stage's workers.
 """
 
 from __future__ import annotations
@@ -12,12 +13,48 @@ import asyncio
 import time
 from dataclasses import dataclass
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from collector.assemble import AssembledTrace
 from collector.metrics import DROPPED, QUEUE_DEPTH
 from collector.records import RagRecord
 from collector.sampling import Decision
 
 _MAX_RETRY_DELAY_S = 30.0
+
+
+class EvaluationConfig(BaseModel):
+    """The evaluate stage: its queue, its concurrency, duplicate suppression and the drain."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    queue_size: int = Field(
+        1000,
+        ge=1,
+        description="Records from the OTLP receivers waiting for evaluation; beyond it they are shed "
+        "(counted). Kafka records are never shed: they wait, and kafka.max_in_flight_records pauses "
+        "the consumer (the lag grows, nothing is committed unscored).",
+    )
+    workers: int = Field(
+        8, ge=1, description="Records evaluated concurrently (the offline judge: up to one process per core)."
+    )
+    dedup_window_s: float = Field(600.0, ge=0, description="Suppress (trace, metric) re-evaluations.")
+    shutdown_deadline_s: float = Field(20.0, ge=0, description="Finish in-flight work within this.")
+    tick_s: float = Field(0.1, gt=0, description="How often complete traces are collected.")
+    flush_interval_s: float = Field(0.5, gt=0, description="Exporters flush, then offsets may advance.")
+    judge_retry_for_s: float = Field(
+        600.0,
+        ge=0,
+        description="A record the judge could not score (every metric `error`, or its circuit open) is "
+        "evaluated again, with backoff, for this long; then it is exported as it is and counted as "
+        "dropped{reason=judge_unavailable}. 0 = never retry.",
+    )
+    judge_retry_backoff_s: float = Field(
+        5.0, gt=0, description="First retry delay; doubles with each failed judge call, up to 30 s."
+    )
+    flush_timeout_s: float = Field(
+        10.0, gt=0, description="Longest wait for one exporter's flush; unconfirmed, the offsets wait."
+    )
 
 
 class TraceHold:

@@ -18,14 +18,12 @@ import logging
 import time
 from collections.abc import Iterable, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from collector.acks import AckFlusher
 from collector.assemble import AssembledTrace, TraceAssembler
 from collector.conventions import ExtractionConfig, ExtractionError, extract
 from collector.conversations import ConversationTracker
 from collector.dedup import RecentKeys, evaluation_key
-from collector.evaluation_queue import EvaluationQueue, Job, NoHold, TraceHold
+from collector.evaluation_queue import EvaluationConfig, EvaluationQueue, Job, NoHold, TraceHold
 from collector.feedback_source import SpanFeedback
 from collector.logs import RateLimitedLog
 from collector.metrics import ASSEMBLY_TRACES, DROPPED, END_TO_END, SAMPLING_DECISIONS, TRACES
@@ -46,40 +44,6 @@ from collector.teardown import bounded
 
 logger = logging.getLogger(__name__)
 _SATURATED_POLL_S = 0.2
-
-
-class EvaluationConfig(BaseModel):
-    """The evaluate stage: its queue, its concurrency, duplicate suppression and the drain."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    queue_size: int = Field(
-        1000,
-        ge=1,
-        description="Records from the OTLP receivers waiting for evaluation; beyond it they are shed "
-        "(counted). Kafka records are never shed: they wait, and kafka.max_in_flight_records pauses "
-        "the consumer (the lag grows, nothing is committed unscored).",
-    )
-    workers: int = Field(
-        8, ge=1, description="Records evaluated concurrently (the offline judge: up to one process per core)."
-    )
-    dedup_window_s: float = Field(600.0, ge=0, description="Suppress (trace, metric) re-evaluations.")
-    shutdown_deadline_s: float = Field(20.0, ge=0, description="Finish in-flight work within this.")
-    tick_s: float = Field(0.1, gt=0, description="How often complete traces are collected.")
-    flush_interval_s: float = Field(0.5, gt=0, description="Exporters flush, then offsets may advance.")
-    judge_retry_for_s: float = Field(
-        600.0,
-        ge=0,
-        description="A record the judge could not score (every metric `error`, or its circuit open) is "
-        "evaluated again, with backoff, for this long; then it is exported as it is and counted as "
-        "dropped{reason=judge_unavailable}. 0 = never retry.",
-    )
-    judge_retry_backoff_s: float = Field(
-        5.0, gt=0, description="First retry delay; doubles with each failed judge call, up to 30 s."
-    )
-    flush_timeout_s: float = Field(
-        10.0, gt=0, description="Longest wait for one exporter's flush; unconfirmed, the offsets wait."
-    )
 
 
 class Pipeline:
