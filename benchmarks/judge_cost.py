@@ -227,6 +227,10 @@ async def main() -> None:
     paired = [case.model_copy(update={"baseline_output": case.expected_output}) for case in cases]
     calls, tokens = await measure([create_metric("pairwise_preference")], paired, json_schema=True)
     print(f"{'pairwise_preference':<28}{calls:>5.1f}{tokens:>13.0f}   (both orders; LlamaIndex: 2)")
+    for name in ("helpfulness", "completeness", "logical_coherence"):  # a level on every scale (1..5, 1..7)
+        level = JudgeScript(rubric_score=4)
+        calls, tokens = await measure([create_metric(name)], cases, json_schema=True, script=level)
+        print(f"{name:<28}{calls:>5.1f}{tokens:>13.0f}   (Bedrock: 1)")
     print()
     for label, json_schema in (("json_schema", True), ("JSON-mode fallback", False)):
         calls, tokens = await measure(four, cases, json_schema=json_schema)

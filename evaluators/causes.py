@@ -87,7 +87,7 @@ _CORRECTNESS_METRICS = frozenset(
 )
 _RELEVANCY_METRICS = frozenset({"answer_relevancy", "answer_relevancy_similarity"})
 _REFUSAL_METRICS = _GROUNDING_METRICS | _RELEVANCY_METRICS | {"context_utilization"}
-# Judged criteria: the named safety ones, a conversation's, and the preference between two runs.
+# Judged criteria: the named safety and quality ones, a conversation's, the preference between two runs.
 _CRITERIA_METRICS = frozenset(
     {
         "bias",
@@ -97,6 +97,9 @@ _CRITERIA_METRICS = frozenset(
         "knowledge_retention",
         "conversation_completeness",
         "pairwise_preference",
+        "helpfulness",
+        "completeness",
+        "logical_coherence",
     }
 )
 

@@ -22,6 +22,7 @@ from evaluators.metrics.diagnostics import (
 from evaluators.metrics.faithfulness import Faithfulness, Hallucination
 from evaluators.metrics.multimodal import MultimodalFaithfulness, MultimodalRelevance
 from evaluators.metrics.pairwise import PairwisePreference
+from evaluators.metrics.quality_rubrics import Completeness, Helpfulness, LogicalCoherence
 from evaluators.metrics.ranking import (
     RankingMetric,
     RetrievalAveragePrecision,
@@ -57,6 +58,7 @@ __all__ = [
     "ClaimHallucination",
     "ClaimPrecision",
     "ClaimRecall",
+    "Completeness",
     "ContextEntityRecall",
     "ContextUtilization",
     "ContextualPrecision",
@@ -68,7 +70,9 @@ __all__ = [
     "GEval",
     "Hallucination",
     "Harmfulness",
+    "Helpfulness",
     "KnowledgeRetention",
+    "LogicalCoherence",
     "Metric",
     "MultimodalFaithfulness",
     "MultimodalRelevance",

@@ -35,6 +35,7 @@ from evaluators.metrics.diagnostics import (
 from evaluators.metrics.faithfulness import Faithfulness, Hallucination
 from evaluators.metrics.multimodal import MultimodalFaithfulness, MultimodalRelevance
 from evaluators.metrics.pairwise import PairwisePreference
+from evaluators.metrics.quality_rubrics import Completeness, Helpfulness, LogicalCoherence
 from evaluators.metrics.ranking import (
     RetrievalAveragePrecision,
     RetrievalHitRate,
@@ -86,6 +87,9 @@ METRIC_FACTORIES: dict[str, type[Metric]] = {
     "stereotyping": Stereotyping,
     "multimodal_faithfulness": MultimodalFaithfulness,
     "multimodal_relevance": MultimodalRelevance,
+    "helpfulness": Helpfulness,
+    "completeness": Completeness,
+    "logical_coherence": LogicalCoherence,
     "claim_precision": ClaimPrecision,
     "claim_recall": ClaimRecall,
     "claim_f1": ClaimF1,
@@ -128,6 +132,11 @@ ALIASES: dict[str, str] = {
     "ragchecker_hallucination": "claim_hallucination",
     "ragchecker_self_knowledge": "self_knowledge",
     "ragchecker_faithfulness": "faithfulness",  # the same request and count (docs/evaluators.md)
+    # the same question under the other seed systems' names
+    "groundedness": "faithfulness",  # TruLens' RAG triad, LangSmith's RAG evaluators
+    "retrieval_relevance": "contextual_relevancy",  # LangSmith
+    "context_coverage": "contextual_recall",  # Bedrock: ground-truth statements the context covers
+    "factual_correctness": "claim_f1",  # ragas FactualCorrectness (mode f1): claims vs the reference
     "noise_sensitivity_irrelevant": "noise_sensitivity",
     "ragchecker_noise_sensitivity_in_relevant": "noise_sensitivity",
     "ragchecker_noise_sensitivity_in_irrelevant": "noise_sensitivity",
