@@ -62,11 +62,19 @@ def replies(turns: Sequence[Turn]) -> list[str]:
     ]
 
 
-def against_count(verdicts: Sequence[Verdict]) -> int:
-    """How many verdicts go against (deepeval counts only a "no"); all `idk` means nothing was judged."""
+def tallied(
+    items: list[str], verdicts: Sequence[Verdict], kind: str, check: str, kept: str, flagged: str
+) -> Scored:
+    """The share of items not judged against (deepeval counts only a "no"), with a reason that names
+    the count (`kept`) and the items against (`flagged`); all `idk` means nothing was judged."""
     if all(v.verdict == "idk" for v in verdicts):
         raise scores.UndefinedScoreError(verdicts[0].reason or "the judge could not decide")
-    return sum(v.verdict == "no" for v in verdicts)
+    against = [item for item, v in zip(items, verdicts, strict=True) if v.verdict == "no"]
+    reason = f"{len(items) - len(against)} of {len(items)} {kept}"
+    if against:
+        reason += f"; {flagged}: {listing(against)}"
+    records = [record(kind, item, v, check) for item, v in zip(items, verdicts, strict=True)]
+    return Scored((len(items) - len(against)) / len(items), reason, records)
 
 
 class ConversationMetric(Metric):
@@ -101,15 +109,8 @@ class KnowledgeRetention(ConversationMetric):
 
     async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
         items, verdicts = await self.judge_replies(case, session)
-        forgetful = against_count(verdicts)
-        lapses = [item for item, v in zip(items, verdicts, strict=True) if v.verdict == "no"]
-        reason = f"{len(items) - forgetful} of {len(items)} replies keep what the user said before"
-        if lapses:
-            reason += f"; lapses: {listing(lapses)}"
-        return Scored(
-            (len(items) - forgetful) / len(items),
-            reason,
-            [record("reply", item, v, "retains") for item, v in zip(items, verdicts, strict=True)],
+        return tallied(
+            items, verdicts, "reply", "retains", "replies keep what the user said before", "lapses"
         )
 
 
@@ -129,16 +130,8 @@ class ConversationRelevancy(ConversationMetric):
 
     async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
         items, verdicts = await self.judge_replies(case, session)
-        irrelevant = against_count(verdicts)
-        off = [item for item, v in zip(items, verdicts, strict=True) if v.verdict == "no"]
-        reason = f"{len(items) - irrelevant} of {len(items)} replies are relevant to the conversation"
-        if off:
-            reason += f"; off the point: {listing(off)}"
-        return Scored(
-            (len(items) - irrelevant) / len(items),
-            reason,
-            [record("reply", item, v, "relevant") for item, v in zip(items, verdicts, strict=True)],
-        )
+        kept = "replies are relevant to the conversation"
+        return tallied(items, verdicts, "reply", "relevant", kept, "off the point")
 
 
 class ConversationCompleteness(ConversationMetric):
@@ -160,13 +153,5 @@ class ConversationCompleteness(ConversationMetric):
             if not intentions:
                 raise scores.UndefinedScoreError("the user expressed no intention to satisfy")
             verdicts = await session.verdicts(intentions, [numbered(turns)], VerdictTask.SATISFIES)
-        unmet = against_count(verdicts)
-        missed = [i for i, v in zip(intentions, verdicts, strict=True) if v.verdict == "no"]
-        reason = f"{len(intentions) - unmet} of {len(intentions)} user intentions satisfied"
-        if missed:
-            reason += f"; not satisfied: {listing(missed)}"
-        return Scored(
-            (len(intentions) - unmet) / len(intentions),
-            reason,
-            [record("intention", i, v, "satisfied") for i, v in zip(intentions, verdicts, strict=True)],
-        )
+        kept = "user intentions satisfied"
+        return tallied(intentions, verdicts, "intention", "satisfied", kept, "not satisfied")
