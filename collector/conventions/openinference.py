@@ -10,10 +10,17 @@ LLM spans hold `llm.input_messages.N.message.{role,content}` (or the list form
 A retrieval document whose content is an image URL or data URI is an image passage as it stands.
 Instrumentors nest a public call around a private one (`retrieve` around
 `_retrieve`, `predict` around `complete`): the outer retrieval and the inner LLM call count.
+
+LlamaIndex's CitationQueryEngine re-chunks the retrieved nodes before the LLM sees them: the
+synthesizer's CHAIN span gets `text_chunks` "Source 1:\n...", "Source 2:\n..." (numbered across all
+nodes), and the answer's [n] cites the n-th chunk. Those chunks replace the retrieval's nodes, each
+keeping its node's id and score (as the engine's own citation nodes keep the score), so that markers
+name the passage the LLM was shown.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,6 +41,7 @@ from collector.spans import Span
 KIND = "openinference.span.kind"
 _QUESTION_KEYS = ("query_str", "question", "query", "input", "user_input", "str_or_query_bundle", "message")
 _ANSWER_KEYS = ("answer", "output", "response", "result", "text", "content")
+_SOURCE_LABEL = re.compile(r"Source (\d+):\n")  # CitationQueryEngine's chunk label
 
 
 def _io(span: Span, direction: str, keys: Sequence[str]) -> str | None:
@@ -116,6 +124,47 @@ def _generation(span: Span) -> Generation:
     return Generation(span, inputs, response, model if isinstance(model, str) else "")
 
 
+def _citation_chunks(span: Span) -> list[tuple[str, str]]:
+    """(chunk, its text without the label) of the synthesizer input's `text_chunks`, when they are
+    CitationQueryEngine's chunks numbered from 1; else nothing."""
+    if span.attributes.get("input.mime_type") != "application/json":
+        return []
+    value = loads_lenient(span.attributes.get("input.value"))
+    chunks = value.get("text_chunks") if isinstance(value, dict) else None
+    if not isinstance(chunks, list):
+        return []
+    found = []
+    for number, chunk in enumerate(chunks, 1):
+        label = _SOURCE_LABEL.match(chunk) if isinstance(chunk, str) else None
+        if label is None or int(label.group(1)) != number:
+            return []
+        found.append((label.string, label.string[label.end() :]))
+    return found
+
+
+def _cite_chunks(chains: list[Span], retrievals: list[Retrieval]) -> None:
+    """Replace the nodes of the retrieval each set of chunks was cut from: the last one that ended
+    before the chunks' span. The first span holding them counts (the synthesizer nests calls that
+    pass the chunks on, packed)."""
+    cut: set[str] = set()
+    for span in chains:
+        chunks = _citation_chunks(span)
+        before = [r for r in retrievals if r.nodes and r.span.end_ns <= span.start_ns]
+        if not chunks or not before:
+            continue
+        retrieval = max(before, key=lambda r: r.span.end_ns)
+        if retrieval.span.span_id in cut:
+            continue
+        cut.add(retrieval.span.span_id)
+        nodes = []
+        for position, (chunk, body) in enumerate(chunks):
+            words = " ".join(body.split())
+            source = next((n for n in retrieval.nodes if words and words in " ".join(n.text.split())), None)
+            node_id, score = (source.id, source.score) if source else (str(position), None)
+            nodes.append(RetrievedNode(node_id, chunk, score))
+        retrieval.nodes = nodes
+
+
 class OpenInference:
     name = "openinference"
     looks_for = (
@@ -140,6 +189,8 @@ class OpenInference:
                 query = span.attributes.get("reranker.query")
                 shapes.retrievals.append(Retrieval(span, query if isinstance(query, str) else None, nodes))
         shapes.retrievals = [r for r in shapes.retrievals if r.nodes] or shapes.retrievals
+        if shapes.retrievals:
+            _cite_chunks(sorted(of_kind("CHAIN"), key=lambda s: s.start_ns), shapes.retrievals)
         shapes.generations = [_generation(s) for s in innermost(of_kind("LLM"), spans)]
         shapes.chains = [Chain(s, _chain_io) for s in of_kind("CHAIN", "AGENT")]
         return shapes

@@ -204,7 +204,7 @@ class CitationCoverage(_CitationMetric):
                 markers = " ".join(c.marker for c in sentence.citations)
                 why = (
                     "; ".join(c.problem for c in sentence.citations if c.problem)
-                    or f"{markers} do not support it"
+                    or f"{markers} {'does' if len(sentence.citations) == 1 else 'do'} not support it"
                 )
                 failing.append(f"{why}: {sentence.text}")
             covered.append(bool(support))

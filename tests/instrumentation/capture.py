@@ -33,6 +33,8 @@ COMBINATIONS: tuple[tuple[str, str], ...] = (
 )
 # Multi-modal captures: their own tests (test_images.py), not the text conformance comparison.
 IMAGE_COMBINATIONS: tuple[tuple[str, str], ...] = (("openai-images", "openinference"),)
+# Answers citing their sources ([1], [2]): their own tests (test_citations.py).
+CITATION_COMBINATIONS: tuple[tuple[str, str], ...] = (("llamaindex-citations", "openinference"),)
 
 
 def combination_name(app: str, instrumentation: str) -> str:
@@ -68,7 +70,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=FIXTURES)
     parser.add_argument("combinations", nargs="*", help="e.g. langchain-openllmetry (default: all)")
     args = parser.parse_args()
-    every = COMBINATIONS + IMAGE_COMBINATIONS
+    every = COMBINATIONS + IMAGE_COMBINATIONS + CITATION_COMBINATIONS
     chosen = [c for c in every if not args.combinations or combination_name(*c) in args.combinations]
     python = instrumentation_python()
     with ScriptedLLMServer() as llm:

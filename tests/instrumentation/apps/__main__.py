@@ -24,6 +24,7 @@ APPS = {
     "haystack": "haystack",
     "openai": "openai_sdk",
     "openai-images": "openai_images",  # multi-modal: retrieved images as image_url parts
+    "llamaindex-citations": "llamaindex_citations",  # CitationQueryEngine: answers citing [1], [2]
 }
 
 
@@ -61,7 +62,7 @@ def main(argv: list[str] | None = None) -> None:
     ask = module.build(args.llm_base_url, api_key)
     tracer = trace.get_tracer("brightleaf.handbook")
     expected = []
-    for question in corpus.QUESTIONS:
+    for question in getattr(module, "QUESTIONS", corpus.QUESTIONS):  # an app may ask its own
         attributes = {"http.request.method": "POST", "http.route": corpus.ROUTE, "url.path": corpus.ROUTE}
         with tracer.start_as_current_span("POST /ask", kind=SpanKind.SERVER, attributes=attributes) as span:
             answer = ask(question.text)

@@ -1,4 +1,5 @@
-"""The shared knowledge base, the two questions and the scripted answers of every conformance app.
+"""The shared knowledge base, the two questions and the scripted answers of every conformance app,
+and the citing app's question with its scripted answer.
 
 Pure data, standard library only: the apps (instrumentation venv) and the scripted LLM server and the
 tests (ragpulse's venv) import it. Passages carry distinct names and numbers so an invented answer is
@@ -78,9 +79,24 @@ QUESTIONS: tuple[Question, ...] = (
     ),
 )
 
+# The citing app (LlamaIndex CitationQueryEngine) numbers the sentence-sized chunks of the retrieved
+# passages: Source 1 and 2 are the refunds passage's two sentences, Source 3 and 4 the office hours'.
+# The answer cites [1] and [2] right and [3] for facts only Source 2 states, so citation precision
+# (2 of 4 citations) and coverage (2 of 3 sentences) are not 1, and a marker read as a retrieval rank
+# ([2] = the office hours passage, [3] = no passage) scores differently.
+CITATION_QUESTIONS: tuple[Question, ...] = (
+    Question(
+        "Within how many days can customers request a full refund, and who approves it?",
+        "Customers can request a full refund within 45 days of purchase [1]. Refunds are paid to the "
+        "original payment method within 7 business days [2][3]. Refunds are approved by Daniel "
+        "Okafor [3].",
+        grounded=True,
+    ),
+)
+
 FALLBACK_ANSWER = "I don't know."
 
 
 def answers() -> dict[str, str]:
     """Question text -> scripted answer, the table the LLM server answers from."""
-    return {q.text: q.answer for q in QUESTIONS}
+    return {q.text: q.answer for q in QUESTIONS + CITATION_QUESTIONS}

@@ -59,6 +59,7 @@ _INSTRUMENTORS: dict[tuple[str, str], list[str]] = {
     ("haystack", "openinference"): [f"{_OI}.haystack:HaystackInstrumentor"],
     ("openai", "openinference"): [f"{_OI}.openai:OpenAIInstrumentor"],
     ("openai-images", "openinference"): [f"{_OI}.openai:OpenAIInstrumentor"],
+    ("llamaindex-citations", "openinference"): [f"{_OI}.llama_index:LlamaIndexInstrumentor"],
     ("llamaindex", "openllmetry"): [f"{_TL}.llamaindex:LlamaIndexInstrumentor", _TRACELOOP_OPENAI],
     ("langchain", "openllmetry"): [f"{_TL}.langchain:LangchainInstrumentor", _TRACELOOP_OPENAI],
     ("openai", "openllmetry"): [_TRACELOOP_OPENAI],
