@@ -29,6 +29,7 @@ class RagRecord:
     response: str
     nodes: tuple[RetrievedNode, ...] = ()
     expected_output: str | None = None
+    baseline_output: str | None = None  # another version's answer to the query (`rag.baseline_output`)
     reference_contexts: tuple[str, ...] = ()
     reference_context_ids: tuple[str, ...] = ()  # ids of the documents retrieval should find
     service: str = "unknown"

@@ -13,6 +13,7 @@ DOCUMENTS = "rag.retrieval.documents"  # JSON list of {"id", "content", "score"}
 MODEL = "rag.model"
 ROUTE = "rag.route"
 EXPECTED_OUTPUT = "rag.expected_output"  # a reference answer (offline evaluation, canaries)
+BASELINE_OUTPUT = "rag.baseline_output"  # another version's answer to the same query (shadow, A/B)
 REFERENCE_CONTEXTS = "rag.reference_contexts"  # JSON list of ground-truth passages
 REFERENCE_CONTEXT_IDS = "rag.reference_context_ids"  # JSON list of the ids of the right documents
 CONVERSATION_ID = "rag.conversation_id"

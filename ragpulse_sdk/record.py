@@ -35,12 +35,15 @@ def record_rag(
     reference_contexts: Sequence[str] | None = None,
     prompt_version: str | None = None,
     reference_context_ids: Sequence[str] | None = None,
+    baseline_output: str | None = None,
 ) -> None:
     """Record one RAG interaction on `span` with ragpulse's own attributes (`ragpulse_sdk.attributes`).
 
     Nodes may be strings, `(id, text, score)` tuples or mappings with id/content(text)/score.
     `reference_context_ids` (the ids of the documents that should be retrieved, e.g. for a canary
     question) lets the sidecar score retrieval ranking against the nodes' ids with no judge call.
+    `baseline_output` (another version's answer to the same query, from a shadow or A/B run) lets it
+    compare the two (`pairwise_preference`).
     """
     span.set_attribute(attributes.QUERY, query)
     span.set_attribute(attributes.RESPONSE, response)
@@ -51,6 +54,7 @@ def record_rag(
         (attributes.ROUTE, route),
         (attributes.EXPECTED_OUTPUT, expected_output),
         (attributes.PROMPT_VERSION, prompt_version),
+        (attributes.BASELINE_OUTPUT, baseline_output),
     ):
         if value is not None:
             span.set_attribute(key, value)

@@ -135,6 +135,7 @@ def _record(trace_id: str, spans: Sequence[Span], found: Found, convention: str)
     roots_first = sorted(spans, key=lambda s: not s.is_root)
     route = next((v for s in roots_first for k in _ROUTE_KEYS if (v := text(s, k))), "")
     expected = next((v for s in spans if (v := text(s, attributes.EXPECTED_OUTPUT))), None)
+    baseline = next((v for s in spans if (v := text(s, attributes.BASELINE_OUTPUT))), None)
     return RagRecord(
         trace_id=trace_id,
         anchor_span_id=found.anchor.span_id,
@@ -142,6 +143,7 @@ def _record(trace_id: str, spans: Sequence[Span], found: Found, convention: str)
         response=found.response,
         nodes=tuple(found.nodes),
         expected_output=expected,
+        baseline_output=baseline,
         reference_contexts=_strings(spans, attributes.REFERENCE_CONTEXTS),
         reference_context_ids=_strings(spans, attributes.REFERENCE_CONTEXT_IDS),
         service=found.anchor.service,

@@ -23,6 +23,7 @@ def to_test_case(record: RagRecord) -> TestCase:
         actual_output=record.response,
         retrieval_context=passages or None,
         expected_output=record.expected_output,
+        baseline_output=record.baseline_output,
         context=list(record.reference_contexts) or passages or None,
         retrieved_context_ids=[node.id for node in record.nodes] or None,
         reference_context_ids=list(record.reference_context_ids) or None,
