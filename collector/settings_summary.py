@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from collector.config import Settings
+from evaluators.metrics.registry import judged_offline
 
 
 def without_credentials(url: str) -> str:
@@ -99,6 +100,7 @@ def summary_lines(settings: Settings) -> list[str]:
     )
     rate = "every trace" if sampling.rate >= 1.0 else f"{sampling.rate:.0%} of traces"
     custom = [custom_line(settings)] if settings.custom_metrics else []
+    custom += needs_llm_line(settings)
     trust = [trust_line(settings)]
     return [
         f"judge:     {judge_line(settings)}",
@@ -124,6 +126,20 @@ def custom_line(settings: Settings) -> str:
     if settings.judge.base_url is None:
         return f"custom:    {named}; unmeasured under the offline judge (set judge.base_url)"
     return f"custom:    {named}"
+
+
+def needs_llm_line(settings: Settings) -> list[str]:
+    """Built-in metrics in sampling that the offline judge can only call unmeasured (criteria,
+    conversations, pairwise): said at start, not discovered on the dashboard."""
+    sampling = settings.sampling
+    names = [
+        name
+        for name in dict.fromkeys((*sampling.metrics, *sampling.reference_metrics))
+        if name not in settings.custom_metrics and not judged_offline(name)
+    ]
+    if settings.judge.base_url is not None or not names:
+        return []
+    return [f"llm only:  {', '.join(names)}; unmeasured under the offline judge (set judge.base_url)"]
 
 
 def trust_line(settings: Settings) -> str:

@@ -81,3 +81,18 @@ def test_every_configured_endpoint_refuses_headers_http_cannot_send(tmp_path) ->
         "phoenix.headers",
     ):
         assert where in result.stderr, result.stderr
+
+
+def test_metrics_only_an_llm_judge_can_score_are_named_under_the_offline_judge() -> None:
+    metrics = '["faithfulness", "knowledge_retention", "helpfulness"]'
+    offline = check_config(RAGPULSE_SAMPLING__METRICS=metrics)
+    assert offline.returncode == 0, offline.stderr
+    assert (
+        "llm only:  knowledge_retention, helpfulness; unmeasured under the offline judge (set judge.base_url)"
+        in offline.stdout
+    )
+    assert "llm only" not in check_config().stdout  # the defaults all run offline
+    judged = check_config(
+        RAGPULSE_SAMPLING__METRICS=metrics, RAGPULSE_JUDGE__BASE_URL="http://127.0.0.1:1/v1"
+    )
+    assert "llm only" not in judged.stdout
