@@ -65,6 +65,15 @@ def app_command(python: str, app: str, instrumentation: str, llm_base_url: str, 
     ]
 
 
+def capture(python: str, combination: tuple[str, str], llm_base_url: str, out: Path) -> None:
+    """Run one app in the venv, exporting nowhere, and write its capture into `out` (one clear line of
+    the app's stderr tail when it fails)."""
+    command = app_command(python, *combination, llm_base_url, "--endpoint", "none", "--capture", str(out))
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    if result.returncode != 0:
+        raise AssertionError(f"{combination_name(*combination)} failed: {result.stderr[-4000:]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=FIXTURES)
@@ -74,12 +83,9 @@ def main() -> None:
     chosen = [c for c in every if not args.combinations or combination_name(*c) in args.combinations]
     python = instrumentation_python()
     with ScriptedLLMServer() as llm:
-        for app, instrumentation in chosen:
-            out = args.out / combination_name(app, instrumentation)
-            command = app_command(
-                python, app, instrumentation, llm.base_url, "--endpoint", "none", "--capture", str(out)
-            )
-            subprocess.run(command, cwd=ROOT, check=True, timeout=300)
+        for combination in chosen:
+            out = args.out / combination_name(*combination)
+            capture(python, combination, llm.base_url, out)
             print(f"captured {out}", file=sys.stderr)
 
 

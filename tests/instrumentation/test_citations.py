@@ -11,7 +11,6 @@ the live test runs the app in the instrumentation venv and reads what it exports
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,7 @@ from evaluators.judges.prompts import parse_fenced
 from evaluators.metrics.citations import CitationCoverage, CitationPrecision
 from testkit.openai_server import ScriptedOpenAIServer
 from tests.instrumentation.apps import corpus
-from tests.instrumentation.capture import CITATION_COMBINATIONS, FIXTURES, ROOT, app_command, combination_name
+from tests.instrumentation.capture import CITATION_COMBINATIONS, FIXTURES, capture, combination_name
 from tests.instrumentation.llm_server import ScriptedLLMServer
 from tests.instrumentation.test_images import records_of
 
@@ -118,15 +117,5 @@ async def test_citation_metrics_on_the_real_capture() -> None:
 def test_the_live_instrumentation_records_chunks_ragpulse_reads(
     instrumentation_venv: str, llm_server: ScriptedLLMServer, tmp_path: Path
 ) -> None:
-    command = app_command(
-        instrumentation_venv,
-        *CITATION_COMBINATIONS[0],
-        llm_server.base_url,
-        "--endpoint",
-        "none",
-        "--capture",
-        str(tmp_path),
-    )
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
-    assert result.returncode == 0, result.stderr[-4000:]
+    capture(instrumentation_venv, CITATION_COMBINATIONS[0], llm_server.base_url, tmp_path)
     check_chunks_read(tmp_path)

@@ -10,7 +10,6 @@ live test runs the app in the instrumentation venv and reads what it exports.
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +26,7 @@ from evaluators import OpenAIJudge, Outcome
 from evaluators.images import is_image
 from evaluators.metrics.multimodal import MultimodalFaithfulness
 from testkit.openai_server import ScriptedOpenAIServer, images_of
-from tests.instrumentation.capture import FIXTURES, IMAGE_COMBINATIONS, ROOT, app_command, combination_name
+from tests.instrumentation.capture import FIXTURES, IMAGE_COMBINATIONS, capture, combination_name
 from tests.instrumentation.llm_server import ScriptedLLMServer
 
 COMBO = combination_name(*IMAGE_COMBINATIONS[0])
@@ -81,15 +80,5 @@ async def test_from_the_real_capture_to_a_vision_judge_request() -> None:
 def test_the_live_instrumentation_records_images_ragpulse_reads(
     instrumentation_venv: str, llm_server: ScriptedLLMServer, tmp_path: Path
 ) -> None:
-    command = app_command(
-        instrumentation_venv,
-        *IMAGE_COMBINATIONS[0],
-        llm_server.base_url,
-        "--endpoint",
-        "none",
-        "--capture",
-        str(tmp_path),
-    )
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
-    assert result.returncode == 0, result.stderr[-4000:]
+    capture(instrumentation_venv, IMAGE_COMBINATIONS[0], llm_server.base_url, tmp_path)
     check_images_read(tmp_path)
