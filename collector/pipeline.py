@@ -147,7 +147,14 @@ class Pipeline:
         """Quiet (or evicted) conversations become jobs whose record is their last turn."""
         assert self.sampler is not None
         for turns in conversations:
-            decision = self.sampler.decide_conversation(turns)
+            try:
+                decision = self.sampler.decide_conversation(turns)
+            except Exception as exc:  # never expected; one conversation must not stop the loop
+                DROPPED.labels("internal_error").inc()
+                self._error_log.log(
+                    logger, exc, "conversation %s not judged (%s)", turns[-1].conversation_id, exc
+                )
+                continue
             if decision.sampled:
                 self._queue.put(Job(turns[-1], decision, NoHold()))
 
