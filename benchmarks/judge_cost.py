@@ -24,6 +24,7 @@ from evaluators import (
     a_evaluate,
     create_metric,
 )
+from evaluators.metrics.diagnostics import DIAGNOSTIC_METRICS
 from evaluators.metrics.ranking import RANKING_METRICS
 from testkit.openai_server import (
     IMAGE_TOKENS,
@@ -55,18 +56,8 @@ IMAGES = (
     "AAAABJRU5ErkJggg==",
     "https://images.example.com/figures/diagram.png",
 )
-# RAGChecker's diagnostics: one claim table per case, so together they cost no more calls than its
-# distinct requests: 2 extractions and 4 checks, merged per side's claims into 2 calls.
-DIAGNOSTICS = [
-    "claim_precision",
-    "claim_recall",
-    "claim_f1",
-    "retriever_claim_recall",
-    "retriever_context_precision",
-    "claim_context_utilization",
-    "claim_hallucination",
-    "self_knowledge",
-]
+# RAGChecker's diagnostics (DIAGNOSTIC_METRICS): one claim table per case, so together they cost no
+# more calls than its distinct requests: 2 extractions and 4 checks, merged per side's claims into 2 calls.
 DIAGNOSTIC_REQUESTS = 4
 
 TOPICS = [
@@ -252,10 +243,10 @@ async def diagnostics(cases: list[TestCase]) -> None:
     """RAGChecker's diagnostics alone and together (with faithfulness and noise sensitivity, whose
     requests they share): together no more calls than the distinct requests."""
     print(f"\n{'RAGChecker diagnostic':<30}{'calls/case':>11}{'tokens/case':>13}")
-    for name in DIAGNOSTICS:
+    for name in DIAGNOSTIC_METRICS:
         calls, tokens = await measure([create_metric(name)], cases, json_schema=True)
         print(f"{name:<30}{calls:>11.1f}{tokens:>13.0f}")
-    together = [create_metric(name) for name in DIAGNOSTICS]
+    together = [create_metric(name) for name in DIAGNOSTIC_METRICS]
     shared = [
         Faithfulness(),
         *(create_metric("noise_sensitivity", mode=m) for m in ("all", "relevant", "irrelevant")),

@@ -265,3 +265,18 @@ class SelfKnowledge(_UngroundedClaims):
     name = "self_knowledge"
     counts_correct = True
     counted = "answer claims are correct but entailed by no retrieved chunk"
+
+
+DIAGNOSTIC_METRICS: tuple[str, ...] = tuple(
+    cls.name
+    for cls in (
+        ClaimPrecision,
+        ClaimRecall,
+        ClaimF1,
+        RetrieverClaimRecall,
+        RetrieverContextPrecision,
+        ClaimContextUtilization,
+        ClaimHallucination,
+        SelfKnowledge,
+    )
+)  # the names, in this order, for tables, benchmarks and tests (as `ranking.RANKING_METRICS`)

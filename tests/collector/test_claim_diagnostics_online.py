@@ -14,19 +14,11 @@ from collector.judging.scorers import JudgeOnLoop
 from collector.records import RagRecord, RetrievedNode
 from collector.sampling import Sampler, SamplingConfig, SamplingOutcome
 from evaluators import OpenAIJudge
+from evaluators.metrics.diagnostics import DIAGNOSTIC_METRICS
 from testkit.openai_server import ScriptedOpenAIServer
 from tests.evaluators.test_diagnostic_metrics import ANSWER, CASE, CHUNKS, EXPECTED, EXPECTED_SCORES, script
 
-NAMES = [
-    "claim_precision",
-    "claim_recall",
-    "claim_f1",
-    "retriever_claim_recall",
-    "retriever_context_precision",
-    "claim_context_utilization",
-    "claim_hallucination",
-    "self_knowledge",
-]
+NAMES = list(DIAGNOSTIC_METRICS)
 RECORD = RagRecord(
     "1" * 32,
     "2" * 16,
