@@ -11,37 +11,23 @@ retrieval ranks. It answers `corpus.CITATION_QUESTIONS`, whose answer cites a ri
 
 from __future__ import annotations
 
-from llama_index.core import Document, Settings, VectorStoreIndex
 from llama_index.core.query_engine import CitationQueryEngine
-from llama_index.embeddings.openai import OpenAIEmbedding
-from llama_index.llms.openai import OpenAI
 
 from tests.instrumentation.apps import corpus
-from tests.instrumentation.apps.common import Answer, Ask
+from tests.instrumentation.apps.common import Ask
+from tests.instrumentation.apps.llamaindex import asker, handbook_index
 
 QUESTIONS = corpus.CITATION_QUESTIONS
 CITATION_CHUNK_SIZE = 28
 
 
 def build(base_url: str, api_key: str) -> Ask:
-    Settings.llm = OpenAI(model=corpus.MODEL, api_base=base_url, api_key=api_key, temperature=0)
-    Settings.embed_model = OpenAIEmbedding(model=corpus.EMBEDDING_MODEL, api_base=base_url, api_key=api_key)
-    documents = [Document(text=p.text, id_=p.id) for p in corpus.PASSAGES]
-    index = VectorStoreIndex.from_documents(documents)
+    """The source nodes of a citation engine's response are its citation chunks, in the numbering the
+    LLM was asked to cite: `source_nodes[0]` is [1]."""
     query_engine = CitationQueryEngine.from_args(
-        index,
+        handbook_index(base_url, api_key),
         similarity_top_k=corpus.TOP_K,
         citation_chunk_size=CITATION_CHUNK_SIZE,
         citation_chunk_overlap=0,
     )
-
-    def ask(question: str) -> Answer:
-        response = query_engine.query(question)
-        # The citation chunks in the numbering the LLM was asked to cite: `source_nodes[0]` is [1].
-        passages = [
-            {"id": n.node.node_id, "text": n.node.get_content(), "score": n.score}
-            for n in response.source_nodes
-        ]
-        return Answer(passages, str(response.response))
-
-    return ask
+    return asker(query_engine)
