@@ -78,7 +78,6 @@ _CORRECTNESS_METRICS = frozenset(
     {
         "answer_correctness",
         "answer_similarity",
-        "factual_correctness",
         "claim_precision",
         "claim_recall",
         "claim_f1",
