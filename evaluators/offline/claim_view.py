@@ -43,6 +43,7 @@ class ClaimView:
     checked: tuple[Quantity, ...]  # ... and the quantities themselves
     content: tuple[str, ...]  # content words, first occurrences in order
     asked: frozenset[str]  # the question's content stems
+    asked_negated: bool  # the question states a negation ('What section was never completed?')
     names: tuple[str, ...]  # names the question does not give, dates excepted
     name_words: frozenset[str]
     capitalised: frozenset[str]  # stems of the claim's capitalised words
@@ -75,6 +76,7 @@ def claim_view(claim: str, question: str, idf: IdfTable) -> ClaimView:
         checked=tuple(found[i] for i in checked_rows),
         content=tuple(dict.fromkeys(w for w in words(claim) if is_content(w))),
         asked=frozenset(stems_of(question)) if question else frozenset(),
+        asked_negated=bool(question) and negation_count(question) % 2 == 1,
         names=names,
         name_words=frozenset(w for n in names for w in words(n)),
         capitalised=frozenset(stem(w) for w in _CAPITALISED_WORD.findall(claim)),

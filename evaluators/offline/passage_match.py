@@ -18,7 +18,7 @@ from evaluators.offline.claim_view import Terms, is_content
 from evaluators.offline.focus import focus
 from evaluators.offline.lexicon import opposites
 from evaluators.offline.sentences import Window, windows
-from evaluators.offline.text import content_stems, entities, negation_count, words
+from evaluators.offline.text import content_stems, entities, negations_about, words
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,14 +115,17 @@ def _antonyms(terms: Terms, text: str, stems: frozenset[str]) -> tuple[tuple[str
 
 def clause_of(terms: Terms, sentence: Window) -> tuple[str | None, int]:
     """The clause of `sentence` the claim is about (see `focus`; None when it is the whole sentence)
-    and the negations to compare the claim's with: the clause's, else the sentence's."""
-    return _clause_of(terms, sentence.text, sentence.stems, sentence.negations)
+    and the negations to compare the claim's with: those of the clause, else of the sentence, that
+    can deny something the claim says and that its question does not state (`negations_about`)."""
+    return _clause_of(terms, sentence.text, sentence.stems)
 
 
 @lru_cache(maxsize=2048)
-def _clause_of(terms: Terms, text: str, stems: frozenset[str], negations: int) -> tuple[str | None, int]:
+def _clause_of(terms: Terms, text: str, stems: frozenset[str]) -> tuple[str | None, int]:
     clause = focus(text, stems, terms.stems, terms.word_list, terms.view.capitalised)
-    return (clause, negation_count(clause)) if clause else (None, negations)
+    claim = frozenset(terms.stems)
+    presupposed = terms.view.asked - claim if terms.view.asked_negated else frozenset()
+    return clause, negations_about(clause or text, claim, presupposed)
 
 
 @lru_cache(maxsize=2048)

@@ -163,6 +163,41 @@ def negation_count(text: str) -> int:
     return sum(1 for w in tokens if w in NEGATIONS or w.endswith("n't")) + len(ml.CJK_NEGATION.findall(text))
 
 
+# What a negation can deny: the stretch of text between punctuation marks it stands in.
+_STRETCH_BREAK = re.compile(
+    r"[,;:()\[\]\"“”«»—–]|\s-\s|[.!?](?=\s|$)|\s(?:and|but|while|whereas|although|though|yet)\s",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=16384)
+def negation_scopes(text: str) -> tuple[frozenset[str] | None, ...]:
+    """One entry per negation of `text`: the content stems of its stretch between punctuation marks,
+    or None (the whole text) where text is not read word by word (CJK negation characters)."""
+    lowered = text.lower().replace("’", "'")
+    if not lowered.isascii() and not ml.token_text(lowered)[1]:
+        return (None,) * negation_count(text)
+    return tuple(
+        scope
+        for stretch in _STRETCH_BREAK.split(text)
+        if (count := negation_count(stretch))
+        for scope in (frozenset(content_stems(stretch)),) * count
+    )
+
+
+def negations_about(text: str, stems: frozenset[str], presupposed: frozenset[str] = frozenset()) -> int:
+    """The negations of `text` that can deny what a claim with these content stems says: those whose
+    stretch shares a word with it. In 'historians also call it the Second Revolt of Judea, not
+    counting the Kitos War' the 'not' denies nothing about 'the Second Revolt of Judea'. Nor does a
+    negation the question already states (`presupposed`: a negated question's words the claim lacks):
+    'The section around the River Ribble' answers 'What section was never completed?'."""
+    return sum(
+        1
+        for scope in negation_scopes(text)
+        if scope is None or (not scope.isdisjoint(stems) and scope.isdisjoint(presupposed))
+    )
+
+
 def numbers(text: str) -> list[str]:
     """Numbers in canonical form ('1,000' -> '1000', '5.50' -> '5.5', '٣' -> '3', 'three' -> '3',
     'twenty-four' -> '24'), digits first, then spelled-out ones (not ordinals), each in order."""
