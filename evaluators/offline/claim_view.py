@@ -24,6 +24,7 @@ from evaluators.offline.text import NEGATIONS, STOPWORDS, entities, negation_cou
 
 _CLAUSE_WORDS = 4  # shorter claims are answer fragments: negation and antonyms are not compared
 _CAPITALISED_WORD = re.compile(r"\b[A-Z]\w*")  # (a name's words do not decide which clause it is about)
+_COMPOUND = re.compile(r"\b[a-z]+(?:-[a-z]+)+\b")  # 'in-sync', 'state-of-the-art' (not 'covid-19')
 
 
 def is_content(word: str) -> bool:
@@ -48,6 +49,7 @@ class ClaimView:
     name_words: frozenset[str]
     capitalised: frozenset[str]  # stems of the claim's capitalised words
     clause: bool  # long enough for negation and antonyms to be compared
+    compounds: tuple[tuple[str, str], ...]  # (stem of a hyphenated word's part, stem of the joined word)
     negation_parity: int
 
     def terms(self, supported: tuple[bool, ...]) -> Terms:
@@ -81,8 +83,25 @@ def claim_view(claim: str, question: str, idf: IdfTable) -> ClaimView:
         name_words=frozenset(w for n in names for w in words(n)),
         capitalised=frozenset(stem(w) for w in _CAPITALISED_WORD.findall(claim)),
         clause=len(claim.split()) >= _CLAUSE_WORDS,
+        compounds=compounds(claim),
         negation_parity=negation_count(claim) % 2,
     )
+
+
+def compounds(claim: str) -> tuple[tuple[str, str], ...]:
+    """(part, joined) stems of the claim's hyphenated words: a text that writes 'in-sync' as one word
+    ('min.insync.replicas') states 'sync'. The parts still match on their own ('in sync')."""
+    found = []
+    for compound in _COMPOUND.findall(claim.lower()):
+        joined = stem(compound.replace("-", ""))
+        found += [(stem(w), joined) for w in compound.split("-") if is_content(w)]
+    return tuple(dict.fromkeys(found))
+
+
+def with_compounds(view: ClaimView, stems: frozenset[str]) -> frozenset[str]:
+    """A text's stems plus the claim's compound parts whose joined word the text holds."""
+    found = {part for part, joined in view.compounds if joined in stems and part not in stems}
+    return stems | found if found else stems
 
 
 @lru_cache(maxsize=4096)
@@ -146,6 +165,8 @@ class Terms:
 
     def pool(self, stems: frozenset[str], text: str) -> frozenset[str]:
         """A text's stems plus the tokens of the claim's amounts that it states."""
+        if self.view.compounds:
+            stems = with_compounds(self.view, stems)
         if not self.amounts:
             return stems
         stated = stated_in(self.view, text, self.amount_rows)

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from evaluators.offline.claim_view import ClaimView, claim_view, supported_in
+from evaluators.offline.claim_view import ClaimView, claim_view, supported_in, with_compounds
 from evaluators.offline.idf import IdfTable, default_idf
 from evaluators.offline.passage_match import (
     antonyms,
@@ -116,7 +116,8 @@ class GroundingFeaturizer:
         # on the date it states, not on 'came').
         terms = view.terms(supported)
         stems, weights, novel_mask = terms.stems, terms.weights, terms.novel_mask
-        all_pool = refs.all_stems | terms.amount_tokens if terms.amounts else refs.all_stems
+        all_pool = with_compounds(view, refs.all_stems) if view.compounds else refs.all_stems
+        all_pool = all_pool | terms.amount_tokens if terms.amounts else all_pool
 
         scores = [passage_scores(terms, t) for t in refs.texts]
         recalls = [r for p in scores for r in p.windows]

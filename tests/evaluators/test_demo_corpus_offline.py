@@ -32,11 +32,6 @@ def _faithfulness(rows: list[dict[str, float | None]]) -> list[float]:
     return [v for v in values if v is not None]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 11 goal not reached: mean 0.8; the min.insync answer scores 0 ('in-sync' against the "
-    "passage's 'min.insync.replicas' and 'in sync', a claim drawing on two passages)",
-)
 def test_grounded_answers_are_faithful(scored: dict[str, list[dict[str, float | None]]]) -> None:
     values = _faithfulness(scored["grounded"])
     assert sum(values) / len(values) >= 0.9, values

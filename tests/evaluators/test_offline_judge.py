@@ -134,3 +134,27 @@ async def test_a_question_given_to_extract_makes_restated_words_neutral(judge: O
     )
     [verdict] = await judge.verdicts(claims, NODES, VerdictTask.SUPPORTED)
     assert verdict.verdict == "yes"
+
+
+@pytest.mark.parametrize(
+    "passage",
+    [
+        "min.insync.replicas sets the minimum number of replicas that must acknowledge a write with acks=all.",
+        "It sets the minimum number of in sync replicas that must acknowledge a write with acks=all.",
+    ],
+)
+async def test_a_hyphenated_word_meets_its_joined_and_its_spaced_spelling(
+    judge: OfflineJudge, passage: str
+) -> None:
+    claim = "It sets the minimum number of in-sync replicas that must acknowledge an acks=all write."
+    [verdict] = await judge.verdicts([claim], [passage], VerdictTask.SUPPORTED)
+    assert verdict.verdict == "yes", verdict.reason
+
+
+async def test_a_joined_word_does_not_support_an_unrelated_part(judge: OfflineJudge) -> None:
+    """Only the claim's own compound is joined: 'sync' alone is not found in 'insync' ('in-sync' is)."""
+    claim = "Replicas sync every second with the leader."
+    [verdict] = await judge.verdicts(
+        [claim], ["The leader keeps the insync replica set."], VerdictTask.SUPPORTED
+    )
+    assert verdict.verdict != "yes", verdict.reason
