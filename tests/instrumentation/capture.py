@@ -40,6 +40,7 @@ CITATION_COMBINATIONS: tuple[tuple[str, str], ...] = (("llamaindex-citations", "
 CONVERSATION_COMBINATIONS: tuple[tuple[str, str], ...] = (
     ("llamaindex-conversation", "openinference"),
     ("langchain-conversation", "openllmetry"),
+    ("openai-conversation", "otel-genai-span"),
 )
 
 

@@ -7,8 +7,11 @@ id, gather them into one conversation in the order they were asked, and judge it
 - OpenLLMetry (`langchain-conversation`): the session in LangChain's run metadata; the LangChain
   instrumentor writes `traceloop.association.properties.session_id` on every LangChain span (not on
   the OpenAI instrumentor's embeddings span).
-- The official GenAI instrumentation (opentelemetry-instrumentation-openai-v2 2.4b0) has no way to set
-  `gen_ai.conversation.id` on its chat spans, so it has no conversation app here.
+- The official GenAI stack (`openai-conversation`, opentelemetry-instrumentation-openai-v2 2.4b0
+  with the latest experimental conventions): openai-v2 has no way to set `gen_ai.conversation.id` on
+  its chat spans; the app opens each turn as an agent invocation with OpenTelemetry's GenAI utility
+  (opentelemetry-util-genai, which openai-v2 records through), which writes the id on that
+  `invoke_agent` span only.
 
 The committed captures (tests/data/instrumentation/<combination>, refreshed with
 `python -m tests.instrumentation.capture <combination>`) are read without the venv; the live test runs
@@ -47,14 +50,20 @@ from tests.instrumentation.test_images import records_of
 
 COMBOS = [combination_name(*c) for c in CONVERSATION_COMBINATIONS]
 METRICS = ["knowledge_retention", "conversation_relevancy"]
-# Where each real instrumentation writes the session: (attribute, the instrumentation scope whose spans
-# all carry it). Other spans of a turn's trace (the app's root span, OpenLLMetry's OpenAI embeddings
-# span) carry none; no resource carries it.
+# Where each real instrumentation writes the session: (attribute, the scope of the spans that carry it,
+# their name's start). Every such span of a turn's trace carries it; no other span (the app's root span,
+# OpenLLMetry's OpenAI embeddings span, the GenAI chat span) and no resource does.
 SESSION_SPANS = {
-    "llamaindex-conversation-openinference": ("session.id", "openinference.instrumentation.llama_index"),
+    "llamaindex-conversation-openinference": ("session.id", "openinference.instrumentation.llama_index", ""),
     "langchain-conversation-openllmetry": (
         "traceloop.association.properties.session_id",
         "opentelemetry.instrumentation.langchain",
+        "",
+    ),
+    "openai-conversation-otel-genai-span": (
+        "gen_ai.conversation.id",
+        "opentelemetry.util.genai.handler",
+        "invoke_agent ",
     ),
 }
 # The third reply asks again which product and when, which the user said in turn 1: a lapse.
@@ -105,20 +114,19 @@ def test_the_committed_capture_gives_three_turns_of_one_conversation(combo: str)
 
 @pytest.mark.parametrize("combo", COMBOS)
 def test_the_real_spans_carry_the_session_as_documented(combo: str) -> None:
-    attribute, scope = SESSION_SPANS[combo]
+    attribute, scope, name = SESSION_SPANS[combo]
     turns = {e["trace_id"] for e in json.loads((FIXTURES / combo / "expected.json").read_text())}
     traces = json.loads((FIXTURES / combo / "traces.json").read_text())
-    sessions: dict[str, set[str | None]] = {}  # scope -> the session values its turns' spans carry
+    carriers, others = set(), set()  # the session values on the spans that should carry it, the rest
     for resource in traces["resourceSpans"]:
         assert attribute not in {a["key"] for a in resource["resource"]["attributes"]}
         for scope_spans in resource["scopeSpans"]:
             for span in scope_spans["spans"]:
                 if span["traceId"] in turns:
                     value = {a["key"]: a["value"] for a in span.get("attributes", [])}.get(attribute)
-                    found = sessions.setdefault(scope_spans["scope"]["name"], set())
-                    found.add(value["stringValue"] if value else None)
-    assert sessions.pop(scope) == {corpus.CONVERSATION_SESSION}
-    assert sessions and all(values == {None} for values in sessions.values())
+                    carrier = scope_spans["scope"]["name"] == scope and span["name"].startswith(name)
+                    (carriers if carrier else others).add(value["stringValue"] if value else None)
+    assert carriers == {corpus.CONVERSATION_SESSION} and others == {None}
 
 
 @pytest.mark.parametrize("combo", COMBOS)

@@ -28,6 +28,7 @@ APPS = {
     # one user's three-turn chat, each turn its own trace, in one session (OpenInference using_session)
     "llamaindex-conversation": "llamaindex_conversation",
     "langchain-conversation": "langchain_conversation",  # the same, session in LangChain run metadata
+    "openai-conversation": "openai_conversation",  # the same, each turn an OTel GenAI agent invocation
 }
 
 

@@ -67,6 +67,7 @@ _INSTRUMENTORS: dict[tuple[str, str], list[str]] = {
     ("openai", "openllmetry"): [_TRACELOOP_OPENAI],
     ("openai", "otel-genai-events"): [f"{_TL}.openai_v2:OpenAIInstrumentor"],
     ("openai", "otel-genai-span"): [f"{_TL}.openai_v2:OpenAIInstrumentor"],
+    ("openai-conversation", "otel-genai-span"): [f"{_TL}.openai_v2:OpenAIInstrumentor"],
 }
 
 
