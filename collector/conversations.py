@@ -2,10 +2,10 @@
 
 deepeval and ragas judge a conversation as a whole (did the assistant keep what the user said? did it
 do what the user wanted?), and a live service never says that a conversation ended: it stops. So each
-record that carries a conversation id (OpenInference `session.id`, GenAI `gen_ai.conversation.id`) is
-also kept here as a turn, and when no new turn came for `idle_s` the conversation goes to the evaluate
-stage as one more job, whose record is its last turn: labels, exemplar and evaluation span go to the
-last trace.
+record that carries a conversation id (OpenInference `session.id`, GenAI `gen_ai.conversation.id`,
+OpenLLMetry's `traceloop.association.properties.session_id`) is also kept here as a turn, and when no
+new turn came for `idle_s` the conversation goes to the evaluate stage as one more job, whose record is
+its last turn: labels, exemplar and evaluation span go to the last trace.
 
 Bounded: at most `max_open` conversations (past it, the least recently active one is judged early)
 and the last `max_turns` turns of each. In memory only: each turn's own record is acknowledged as

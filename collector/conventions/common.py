@@ -214,7 +214,9 @@ def nodes_from_json(span: Span, key: str) -> list[RetrievedNode] | None:
 
 
 def conversation_id(spans: Iterable[Span]) -> str:
-    """The conversation a trace belongs to (OpenInference `session.id`, GenAI `gen_ai.conversation.id`)."""
+    """The conversation a trace belongs to: OpenInference `session.id`, GenAI `gen_ai.conversation.id`,
+    OpenLLMetry's `session_id` association property, on whichever span carries it: instrumentations
+    write it on their own spans, not on the app's root span (tests/instrumentation/test_conversations.py)."""
     for span in spans:
         for key in _CONVERSATION_KEYS:
             value = span.attributes.get(key)

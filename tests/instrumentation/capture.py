@@ -35,6 +35,13 @@ COMBINATIONS: tuple[tuple[str, str], ...] = (
 IMAGE_COMBINATIONS: tuple[tuple[str, str], ...] = (("openai-images", "openinference"),)
 # Answers citing their sources ([1], [2]): their own tests (test_citations.py).
 CITATION_COMBINATIONS: tuple[tuple[str, str], ...] = (("llamaindex-citations", "openinference"),)
+# One user's three turns in one session, as each instrumentation's docs set it: their own tests
+# (test_conversations.py).
+CONVERSATION_COMBINATIONS: tuple[tuple[str, str], ...] = (
+    ("llamaindex-conversation", "openinference"),
+    ("langchain-conversation", "openllmetry"),
+    ("openai-conversation", "otel-genai-span"),
+)
 
 
 def combination_name(app: str, instrumentation: str) -> str:
@@ -79,7 +86,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=FIXTURES)
     parser.add_argument("combinations", nargs="*", help="e.g. langchain-openllmetry (default: all)")
     args = parser.parse_args()
-    every = COMBINATIONS + IMAGE_COMBINATIONS + CITATION_COMBINATIONS
+    every = COMBINATIONS + IMAGE_COMBINATIONS + CITATION_COMBINATIONS + CONVERSATION_COMBINATIONS
     chosen = [c for c in every if not args.combinations or combination_name(*c) in args.combinations]
     python = instrumentation_python()
     with ScriptedLLMServer() as llm:

@@ -14,6 +14,7 @@ import os
 import re
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,15 +58,22 @@ _RECORD_LINE = re.compile(r"rag_record (\{.*\})\s*$", re.MULTILINE)
 
 
 def run_app(
-    python: str, app: str, instrumentation: str, llm: ScriptedLLMServer, out: Path, *extra: str
+    python: str,
+    app: str,
+    instrumentation: str,
+    llm: ScriptedLLMServer,
+    out: Path,
+    *extra: str,
+    check: Callable[[list[dict[str, Any]]], None] | None = None,
 ) -> list:
-    """Run one app to completion (it flushes on exit); return its expected.json, checked for sanity."""
+    """Run one app to completion (it flushes on exit); return its expected.json, checked for sanity
+    (`check`: what the app must have asked and got; the conformance apps' two questions by default)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "TRACELOOP_"))}
     command = app_command(python, app, instrumentation, llm.base_url, "--expected", str(out), *extra)
     result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
     assert result.returncode == 0, f"the {app} app failed (harness, not ragpulse):\n{result.stderr[-4000:]}"
     expected = json.loads(out.read_text())
-    check_expected(expected)
+    (check or check_expected)(expected)
     return expected
 
 

@@ -25,6 +25,10 @@ APPS = {
     "openai": "openai_sdk",
     "openai-images": "openai_images",  # multi-modal: retrieved images as image_url parts
     "llamaindex-citations": "llamaindex_citations",  # CitationQueryEngine: answers citing [1], [2]
+    # one user's three-turn chat, each turn its own trace, in one session (OpenInference using_session)
+    "llamaindex-conversation": "llamaindex_conversation",
+    "langchain-conversation": "langchain_conversation",  # the same, session in LangChain run metadata
+    "openai-conversation": "openai_conversation",  # the same, each turn an OTel GenAI agent invocation
 }
 
 

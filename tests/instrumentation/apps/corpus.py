@@ -1,5 +1,5 @@
 """The shared knowledge base, the two questions and the scripted answers of every conformance app,
-and the citing app's question with its scripted answer.
+the citing app's question and the conversational apps' three turns, with their scripted answers.
 
 Pure data, standard library only: the apps (instrumentation venv) and the scripted LLM server and the
 tests (ragpulse's venv) import it. Passages carry distinct names and numbers so an invented answer is
@@ -94,9 +94,35 @@ CITATION_QUESTIONS: tuple[Question, ...] = (
     ),
 )
 
+# The conversational apps: three turns of one user's chat, each its own request (trace), all in the
+# session `CONVERSATION_SESSION`. Turn 2 only makes sense after turn 1 ("that refund"); the third reply
+# asks again what the user said in turn 1 (which product, when it was bought), the lapse knowledge
+# retention exists to catch, while every reply stays on the user's point.
+CONVERSATION_SESSION = "brightleaf-chat-0042"
+CONVERSATION: tuple[Question, ...] = (
+    Question(
+        "I bought a coffee grinder 30 days ago. Can I still request a full refund?",
+        "Yes. Customers can request a full refund within 45 days of purchase, so a coffee grinder bought "
+        "30 days ago still qualifies.",
+        grounded=True,
+    ),
+    Question(
+        "Who approves that refund, and how is it paid?",
+        "Refunds are approved by Daniel Okafor and paid to the original payment method within 7 "
+        "business days.",
+        grounded=True,
+    ),
+    Question(
+        "Can I bring the grinder back to the Lisbon office on a Saturday?",
+        "Which product do you want to return, and when did you buy it? On Saturdays the front desk of "
+        "the Lisbon office is staffed from 10:00 to 13:00 by Marta Sousa.",
+        grounded=True,
+    ),
+)
+
 FALLBACK_ANSWER = "I don't know."
 
 
 def answers() -> dict[str, str]:
     """Question text -> scripted answer, the table the LLM server answers from."""
-    return {q.text: q.answer for q in QUESTIONS + CITATION_QUESTIONS}
+    return {q.text: q.answer for q in QUESTIONS + CITATION_QUESTIONS + CONVERSATION}

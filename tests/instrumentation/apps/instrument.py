@@ -60,11 +60,14 @@ _INSTRUMENTORS: dict[tuple[str, str], list[str]] = {
     ("openai", "openinference"): [f"{_OI}.openai:OpenAIInstrumentor"],
     ("openai-images", "openinference"): [f"{_OI}.openai:OpenAIInstrumentor"],
     ("llamaindex-citations", "openinference"): [f"{_OI}.llama_index:LlamaIndexInstrumentor"],
+    ("llamaindex-conversation", "openinference"): [f"{_OI}.llama_index:LlamaIndexInstrumentor"],
     ("llamaindex", "openllmetry"): [f"{_TL}.llamaindex:LlamaIndexInstrumentor", _TRACELOOP_OPENAI],
     ("langchain", "openllmetry"): [f"{_TL}.langchain:LangchainInstrumentor", _TRACELOOP_OPENAI],
+    ("langchain-conversation", "openllmetry"): [f"{_TL}.langchain:LangchainInstrumentor", _TRACELOOP_OPENAI],
     ("openai", "openllmetry"): [_TRACELOOP_OPENAI],
     ("openai", "otel-genai-events"): [f"{_TL}.openai_v2:OpenAIInstrumentor"],
     ("openai", "otel-genai-span"): [f"{_TL}.openai_v2:OpenAIInstrumentor"],
+    ("openai-conversation", "otel-genai-span"): [f"{_TL}.openai_v2:OpenAIInstrumentor"],
 }
 
 

@@ -8,7 +8,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.documents import Document
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
-from langchain_core.runnables import RunnablePassthrough
+from langchain_core.runnables import RunnableConfig, RunnablePassthrough
 from langchain_core.vectorstores import InMemoryVectorStore
 from langchain_openai import ChatOpenAI, OpenAIEmbeddings
 
@@ -42,7 +42,8 @@ def format_docs(docs: list[Document]) -> str:
     return "\n\n".join(doc.page_content for doc in docs)
 
 
-def build(base_url: str, api_key: str) -> Ask:
+def build(base_url: str, api_key: str, metadata: dict[str, str] | None = None) -> Ask:
+    """`metadata`: passed with every run (LangChain's `config["metadata"]`), e.g. the chat's session."""
     # check_embedding_ctx_length=False: what LangChain's docs prescribe for OpenAI-compatible servers
     # (the default tokenizes with tiktoken, which downloads its vocabulary).
     embeddings = OpenAIEmbeddings(
@@ -63,7 +64,10 @@ def build(base_url: str, api_key: str) -> Ask:
 
     def ask(question: str) -> Answer:
         retrieved = _RetrievedDocuments()
-        response = chain.invoke(question, config={"callbacks": [retrieved]})
+        config = RunnableConfig(callbacks=[retrieved])
+        if metadata:
+            config["metadata"] = metadata
+        response = chain.invoke(question, config=config)
         passages = [
             {"id": d.id, "text": d.page_content, "score": d.metadata.get("score")}
             for d in retrieved.documents
