@@ -139,8 +139,8 @@ async def test_a_question_given_to_extract_makes_restated_words_neutral(judge: O
 @pytest.mark.parametrize(
     "passage",
     [
-        "min.insync.replicas sets the minimum number of replicas that must acknowledge a write with acks=all.",
-        "It sets the minimum number of in sync replicas that must acknowledge a write with acks=all.",
+        "min.insync.replicas sets the minimum number of replicas that must acknowledge an acks=all write.",
+        "It sets the minimum number of in sync replicas that must acknowledge an acks=all write.",
     ],
 )
 async def test_a_hyphenated_word_meets_its_joined_and_its_spaced_spelling(
