@@ -97,7 +97,8 @@ class SamplingConfig(BaseModel):
         ],
         description="Reference-free metrics, run on every sampled record whose inputs exist. Conversational "
         "metrics (knowledge_retention, conversation_relevancy, conversation_completeness) listed here run "
-        "on each conversation (records sharing session.id / gen_ai.conversation.id) once it goes quiet.",
+        "on each conversation (records sharing a conversation id: session.id, gen_ai.conversation.id or "
+        "OpenLLMetry's session_id association property) once it goes quiet.",
     )
     reference_metrics: list[str] = Field(
         default_factory=lambda: ["contextual_precision", "contextual_recall", "answer_correctness"],
