@@ -83,18 +83,26 @@ def claim_view(claim: str, question: str, idf: IdfTable) -> ClaimView:
     )
 
 
-@lru_cache(maxsize=4096)
-def stated_in(view: ClaimView, text: str, rows: tuple[int, ...]) -> tuple[bool, ...]:
-    """Per quantity of the claim at `rows` (positions in `view.quantities`): whether a quantity of
-    `text` states it. Only the rows asked for: a quantity no window states (a swapped number) is
-    compared with every value of every window, which the amounts' pools need not do."""
+def stated_in(view: ClaimView, parts: tuple[str, ...], rows: tuple[int, ...]) -> tuple[bool, ...]:
+    """Per quantity of the claim at `rows` (positions in `view.quantities`): whether a quantity of the
+    text made of `parts` states it (`Window.parts`, `passage_parts`: a text's quantities are its
+    sentences' when they read apart, so each sentence is read and compared once per claim)."""
+    if len(parts) == 1:
+        stated = _stated(view, parts[0])
+    else:
+        stated = tuple(any(column) for column in zip(*(_stated(view, p) for p in parts), strict=True))
+    return tuple(stated[i] for i in rows)
+
+
+@lru_cache(maxsize=8192)
+def _stated(view: ClaimView, text: str) -> tuple[bool, ...]:
     found = quantities(text)
-    return tuple(any(supports(r, view.quantities[i]) for r in found) for i in rows)
+    return tuple(any(supports(r, q) for r in found) for q in view.quantities)
 
 
-def supported_in(view: ClaimView, text: str) -> tuple[bool, ...]:
-    """Per quantity of `view.checked`: whether a quantity of `text` states it."""
-    return stated_in(view, text, view.checked_rows)
+def supported_in(view: ClaimView, parts: tuple[str, ...]) -> tuple[bool, ...]:
+    """Per quantity of `view.checked`: whether a quantity of the text made of `parts` states it."""
+    return stated_in(view, parts, view.checked_rows)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -142,11 +150,11 @@ class Terms:
         total = self.novel_soft_total
         return float(self.novel_weights @ matches[self.novel_mask]) / total if total > 0 else 1.0
 
-    def pool(self, stems: frozenset[str], text: str) -> frozenset[str]:
-        """A text's stems plus the tokens of the claim's amounts that it states."""
+    def pool(self, stems: frozenset[str], parts: tuple[str, ...]) -> frozenset[str]:
+        """A text's stems plus the tokens of the claim's amounts that it (made of `parts`) states."""
         if not self.amounts:
             return stems
-        stated = stated_in(self.view, text, self.amount_rows)
+        stated = stated_in(self.view, parts, self.amount_rows)
         if not any(stated):
             return stems
         return stems | {t for t, ok in zip(self.amounts, stated, strict=True) if ok}

@@ -17,7 +17,7 @@ from evaluators.offline import alignment
 from evaluators.offline.claim_view import Terms, is_content
 from evaluators.offline.focus import focus
 from evaluators.offline.lexicon import opposites
-from evaluators.offline.sentences import Window, windows
+from evaluators.offline.sentences import Window, passage_parts, windows
 from evaluators.offline.text import content_stems, entities, negation_count, words
 
 
@@ -36,13 +36,13 @@ class PassageScores:
 @lru_cache(maxsize=2048)
 def passage_scores(terms: Terms, text: str) -> PassageScores:
     found = windows(text, 0)
-    pools = tuple(terms.pool(w.stems, w.text) for w in found)
+    pools = tuple(terms.pool(w.stems, w.parts) for w in found)
     return PassageScores(
         pools=pools,
         windows=tuple(terms.recall(p) for p in pools),
         novel_windows=tuple(terms.recall(p, novel=True) for p in pools),
         sentences=tuple(terms.word_recall(w.stems) if w.single else 0.0 for w in found),
-        passage=terms.recall(terms.pool(passage_stems(text), text)),
+        passage=terms.recall(terms.pool(passage_stems(text), passage_parts(text))),
     )
 
 

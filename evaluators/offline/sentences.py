@@ -16,7 +16,7 @@ from functools import lru_cache
 import nupunkt
 
 from evaluators.offline import multilingual as ml
-from evaluators.offline.quantities import Quantity, quantities
+from evaluators.offline.quantities import Quantity, quantities, reads_apart
 from evaluators.offline.text import STOPWORDS, content_stems, negation_count, numbers, stems_of, words
 
 CONJUNCTIONS = "and|but|while|whereas|although|though|yet"  # joining two facts
@@ -141,6 +141,7 @@ class Window:
     numbers: frozenset[str]
     negations: int
     single: bool  # one sentence (negation is compared sentence to sentence)
+    parts: tuple[str, ...]  # texts whose quantities together are the window's (see `reads_apart`)
 
     @property
     def quantities(self) -> tuple[Quantity, ...]:
@@ -163,17 +164,24 @@ def _windows(reference: str) -> tuple[Window, ...]:
     judges each passage alone after faithfulness judged them together."""
     sents = sentences(reference) or (reference,)
     singles = [
-        Window(0, s, frozenset(stems_of(s)), frozenset(numbers(s)), negation_count(s), True) for s in sents
+        Window(0, s, frozenset(stems_of(s)), frozenset(numbers(s)), negation_count(s), True, (s,))
+        for s in sents
     ]
-    pairs = [
-        Window(
-            0,
-            f"{a.text} {b.text}",
-            a.stems | b.stems,
-            a.numbers | b.numbers,
-            a.negations + b.negations,
-            False,
-        )
-        for a, b in itertools.pairwise(singles)
-    ]
+    pairs = [_pair(a, b) for a, b in itertools.pairwise(singles)]
     return (*singles, *pairs)
+
+
+def _pair(a: Window, b: Window) -> Window:
+    text = f"{a.text} {b.text}"
+    parts = (a.text, b.text) if reads_apart(a.text, b.text) else (text,)
+    return Window(0, text, a.stems | b.stems, a.numbers | b.numbers, a.negations + b.negations, False, parts)
+
+
+@lru_cache(maxsize=4096)
+def passage_parts(reference: str) -> tuple[str, ...]:
+    """The texts whose quantities together are the passage's: its sentences when it is them joined by
+    spaces and each reads apart from the next, else the passage itself. A claim's quantities are
+    then compared with each sentence's once, for the sentence, its pairs and the passage."""
+    sents = tuple(w.text for w in _windows(reference) if w.single)
+    joined = len(sents) > 1 and " ".join(sents) == reference
+    return sents if joined and all(map(reads_apart, sents, sents[1:])) else (reference,)
