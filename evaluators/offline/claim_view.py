@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import compress
 
 import numpy as np
 
@@ -87,17 +88,17 @@ def stated_in(view: ClaimView, parts: tuple[str, ...], rows: tuple[int, ...]) ->
     """Per quantity of the claim at `rows` (positions in `view.quantities`): whether a quantity of the
     text made of `parts` states it (`Window.parts`, `passage_parts`: a text's quantities are its
     sentences' when they read apart, so each sentence is read and compared once per claim)."""
-    if len(parts) == 1:
-        stated = _stated(view, parts[0])
-    else:
-        stated = tuple(any(column) for column in zip(*(_stated(view, p) for p in parts), strict=True))
-    return tuple(stated[i] for i in rows)
+    stated = 0
+    for part in parts:
+        stated |= _stated(view, part)
+    return tuple(stated >> i & 1 == 1 for i in rows)
 
 
 @lru_cache(maxsize=8192)
-def _stated(view: ClaimView, text: str) -> tuple[bool, ...]:
+def _stated(view: ClaimView, text: str) -> int:
+    """The claim's quantities that a quantity of `text` states, as bits (bit i: `view.quantities[i]`)."""
     found = quantities(text)
-    return tuple(any(supports(r, q) for r in found) for q in view.quantities)
+    return sum(1 << i for i, q in enumerate(view.quantities) if any(supports(r, q) for r in found))
 
 
 def supported_in(view: ClaimView, parts: tuple[str, ...]) -> tuple[bool, ...]:
@@ -136,9 +137,16 @@ class Terms:
             return _recall(self.stems, self.novel_list, self.novel_total, pool)
         return _recall(self.stems, self.weight_list, self.total, pool)
 
-    def word_recall(self, pool: frozenset[str]) -> float:
-        """`recall` of the words alone, amounts weighing nothing."""
-        return _recall(self.stems, self.word_list, self.word_total, pool)
+    def recalls(self, pool: frozenset[str]) -> tuple[float, float, float]:
+        """(`recall`, novel `recall`, word recall) in `pool`, each stem looked up once: the same weights
+        summed in the same order as `recall` sums them. The word recall weighs the amounts 0.0 (they
+        may be swapped), so it is the same in a window's stems and in its pool."""
+        found = [s in pool for s in self.stems]
+        return (
+            sum(compress(self.weight_list, found)) / self.total if self.total > 0.0 else 1.0,
+            sum(compress(self.novel_list, found)) / self.novel_total if self.novel_total > 0.0 else 1.0,
+            sum(compress(self.word_list, found)) / self.word_total if self.word_total > 0.0 else 1.0,
+        )
 
     def soft_recall(self, matches: np.ndarray) -> float:
         """Weighted share of the words matched (0..1 each; `matches` aligned with the words)."""

@@ -37,11 +37,14 @@ class PassageScores:
 def passage_scores(terms: Terms, text: str) -> PassageScores:
     found = windows(text, 0)
     pools = tuple(terms.pool(w.stems, w.parts) for w in found)
+    # A pool adds to the window's stems only the claim's amounts, which weigh nothing as words: the
+    # word recall in a sentence's pool is the one in its stems.
+    recalls = [terms.recalls(p) for p in pools]
     return PassageScores(
         pools=pools,
-        windows=tuple(terms.recall(p) for p in pools),
-        novel_windows=tuple(terms.recall(p, novel=True) for p in pools),
-        sentences=tuple(terms.word_recall(w.stems) if w.single else 0.0 for w in found),
+        windows=tuple(r[0] for r in recalls),
+        novel_windows=tuple(r[1] for r in recalls),
+        sentences=tuple(r[2] if w.single else 0.0 for w, r in zip(found, recalls, strict=True)),
         passage=terms.recall(terms.pool(passage_stems(text), passage_parts(text))),
     )
 
