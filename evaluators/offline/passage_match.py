@@ -51,7 +51,11 @@ def passage_scores(terms: Terms, text: str) -> PassageScores:
 
 @lru_cache(maxsize=4096)
 def passage_stems(text: str) -> frozenset[str]:
-    """A passage's content stems (its node's pool for node recall), once per passage text."""
+    """A passage's content stems (its node's pool for node recall), once per passage text: its
+    sentences' when it is ASCII and them joined by spaces (an ASCII word never spans a space)."""
+    sentences = [w for w in windows(text, 0) if w.single]
+    if text.isascii() and " ".join(w.text for w in sentences) == text:
+        return frozenset().union(*(w.stems for w in sentences))
     return frozenset(content_stems(text))
 
 

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from evaluators.offline.passage_match import passage_stems
 from evaluators.offline.quantities import Quantity, quantities, reads_apart
 from evaluators.offline.sentences import passage_parts, windows
+from evaluators.offline.text import content_stems
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 # Tokens the readers react to (numbers, months, eras, currencies, units, range and joining words).
@@ -79,6 +81,18 @@ def test_windows_and_passages_of_the_hand_sets_read_as_their_parts() -> None:
     for passage in passages:
         for window in windows(passage, 0):
             assert read(window.text) == [q for part in window.parts for q in read(part)]
+            assert quantities(window.text) == window.quantities
             split += len(window.parts) > 1
         assert read(passage) == [q for part in passage_parts(passage) for q in read(part)]
     assert split > 30
+
+
+def test_a_passage_has_the_stems_it_would_have_read_whole() -> None:
+    passages = [
+        "The tower is 330 metres tall. It opened on 31 March 1889.",
+        "A rolling update in-sync replaces 25% of the Pods; covid-19 rules apply. Doesn't it?",
+        "Die Brücke ist 1.200 m lang. Sie wurde 1932 eröffnet.",  # not ASCII: read whole
+        "Line one without a stop\nLine two. Line three.",  # not joined by spaces: read whole
+    ]
+    for passage in passages:
+        assert passage_stems(passage) == frozenset(content_stems(passage))
