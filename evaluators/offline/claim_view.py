@@ -5,9 +5,11 @@ each claim, so one record asks for a claim's evidence 1 + N_passages times. Read
 words, stems, IDF weights, quantities and names) for every pair was half of the judge's time.
 `claim_view` reads it once. `Terms` are the words it is matched by, which depend on the passages only
 through the quantities they support (a supported amount is matched whole: its words leave the word
-features and it becomes one '#amount' token); a claim has a handful of such variants. Every value is
-computed as `GroundingFeaturizer.evidence` always computed it (same operations, same order): a
-verdict cannot change with the cache.
+features and it becomes one '#amount' token); a claim has a handful of such variants. Which of its
+quantities a text states is found once per (claim, sentence) and kept as bits: a pair window's or a
+passage's are its sentences' OR-ed, since they read as their sentences (`quantities.reads_apart`).
+Every value is computed as `GroundingFeaturizer.evidence` always computed it (same operations, same
+order, the same sums): a verdict cannot change with the cache.
 """
 
 from __future__ import annotations
