@@ -5,9 +5,11 @@ each claim, so one record asks for a claim's evidence 1 + N_passages times. Read
 words, stems, IDF weights, quantities and names) for every pair was half of the judge's time.
 `claim_view` reads it once. `Terms` are the words it is matched by, which depend on the passages only
 through the quantities they support (a supported amount is matched whole: its words leave the word
-features and it becomes one '#amount' token); a claim has a handful of such variants. Every value is
-computed as `GroundingFeaturizer.evidence` always computed it (same operations, same order): a
-verdict cannot change with the cache.
+features and it becomes one '#amount' token); a claim has a handful of such variants. Which of its
+quantities a text states is found once per (claim, sentence) and kept as bits: a pair window's or a
+passage's are its sentences' OR-ed, since they read as their sentences (`quantities.reads_apart`).
+Every value is computed as `GroundingFeaturizer.evidence` always computed it (same operations, same
+order, the same sums): a verdict cannot change with the cache.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import compress
 
 import numpy as np
 
@@ -104,18 +107,26 @@ def with_compounds(view: ClaimView, stems: frozenset[str]) -> frozenset[str]:
     return stems | found if found else stems
 
 
-@lru_cache(maxsize=4096)
-def stated_in(view: ClaimView, text: str, rows: tuple[int, ...]) -> tuple[bool, ...]:
-    """Per quantity of the claim at `rows` (positions in `view.quantities`): whether a quantity of
-    `text` states it. Only the rows asked for: a quantity no window states (a swapped number) is
-    compared with every value of every window, which the amounts' pools need not do."""
+def stated_in(view: ClaimView, parts: tuple[str, ...], rows: tuple[int, ...]) -> tuple[bool, ...]:
+    """Per quantity of the claim at `rows` (positions in `view.quantities`): whether a quantity of the
+    text made of `parts` states it (`Window.parts`, `passage_parts`: a text's quantities are its
+    sentences' when they read apart, so each sentence is read and compared once per claim)."""
+    stated = 0
+    for part in parts:
+        stated |= _stated(view, part)
+    return tuple(stated >> i & 1 == 1 for i in rows)
+
+
+@lru_cache(maxsize=8192)
+def _stated(view: ClaimView, text: str) -> int:
+    """The claim's quantities that a quantity of `text` states, as bits (bit i: `view.quantities[i]`)."""
     found = quantities(text)
-    return tuple(any(supports(r, view.quantities[i]) for r in found) for i in rows)
+    return sum(1 << i for i, q in enumerate(view.quantities) if any(supports(r, q) for r in found))
 
 
-def supported_in(view: ClaimView, text: str) -> tuple[bool, ...]:
-    """Per quantity of `view.checked`: whether a quantity of `text` states it."""
-    return stated_in(view, text, view.checked_rows)
+def supported_in(view: ClaimView, parts: tuple[str, ...]) -> tuple[bool, ...]:
+    """Per quantity of `view.checked`: whether a quantity of the text made of `parts` states it."""
+    return stated_in(view, parts, view.checked_rows)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -149,9 +160,16 @@ class Terms:
             return _recall(self.stems, self.novel_list, self.novel_total, pool)
         return _recall(self.stems, self.weight_list, self.total, pool)
 
-    def word_recall(self, pool: frozenset[str]) -> float:
-        """`recall` of the words alone, amounts weighing nothing."""
-        return _recall(self.stems, self.word_list, self.word_total, pool)
+    def recalls(self, pool: frozenset[str]) -> tuple[float, float, float]:
+        """(`recall`, novel `recall`, word recall) in `pool`, each stem looked up once: the same weights
+        summed in the same order as `recall` sums them. The word recall weighs the amounts 0.0 (they
+        may be swapped)."""
+        found = [s in pool for s in self.stems]
+        return (
+            sum(compress(self.weight_list, found)) / self.total if self.total > 0.0 else 1.0,
+            sum(compress(self.novel_list, found)) / self.novel_total if self.novel_total > 0.0 else 1.0,
+            sum(compress(self.word_list, found)) / self.word_total if self.word_total > 0.0 else 1.0,
+        )
 
     def soft_recall(self, matches: np.ndarray) -> float:
         """Weighted share of the words matched (0..1 each; `matches` aligned with the words)."""
@@ -163,13 +181,14 @@ class Terms:
         total = self.novel_soft_total
         return float(self.novel_weights @ matches[self.novel_mask]) / total if total > 0 else 1.0
 
-    def pool(self, stems: frozenset[str], text: str) -> frozenset[str]:
-        """A text's stems plus the tokens of the claim's amounts that it states."""
+    def pool(self, stems: frozenset[str], parts: tuple[str, ...]) -> frozenset[str]:
+        """A text's stems plus the claim's compound parts it writes joined (`with_compounds`) and the
+        tokens of the claim's amounts that it (made of `parts`) states."""
         if self.view.compounds:
             stems = with_compounds(self.view, stems)
         if not self.amounts:
             return stems
-        stated = stated_in(self.view, text, self.amount_rows)
+        stated = stated_in(self.view, parts, self.amount_rows)
         if not any(stated):
             return stems
         return stems | {t for t, ok in zip(self.amounts, stated, strict=True) if ok}

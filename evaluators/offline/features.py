@@ -25,7 +25,7 @@ from evaluators.offline.passage_match import (
     window_names,
 )
 from evaluators.offline.quantities import Quantity, conflicts
-from evaluators.offline.sentences import Window, windows
+from evaluators.offline.sentences import Window, passage_parts, windows
 from evaluators.offline.text import stem, stems_of, words
 
 FEATURE_NAMES: tuple[str, ...] = (
@@ -226,7 +226,7 @@ class GroundingFeaturizer:
         ]
         if here is None:
             return found
-        stated_here = supported_in(view, here.text)
+        stated_here = supported_in(view, here.parts)
         moved = [
             q for q, ok, there in zip(view.checked, supported, stated_here, strict=True) if ok and not there
         ]
@@ -258,10 +258,8 @@ def _soft_recall(weights: np.ndarray, matches: np.ndarray) -> float:
 
 
 def _supported(view: ClaimView, texts: tuple[str, ...]) -> tuple[bool, ...]:
-    """Per quantity the claim checks: whether some passage states it (passage by passage, cached:
-    hallucination asks about each passage alone)."""
-    if len(texts) == 1:
-        return supported_in(view, texts[0])
+    """Per quantity the claim checks: whether some passage states it (sentence by sentence where they
+    read apart, cached: hallucination asks about each passage alone, and windows share sentences)."""
     if not texts:
         return tuple(False for _ in view.checked)
-    return tuple(any(column) for column in zip(*(supported_in(view, t) for t in texts), strict=True))
+    return supported_in(view, tuple(p for t in texts for p in passage_parts(t)))

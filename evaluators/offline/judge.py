@@ -72,12 +72,13 @@ def answer_claims(text: str) -> list[str]:
 
     A taste ('I love crime fiction', 'you'll love X') is not a fact to ground, but what it names
     must exist: such a clause is reduced to its names ('X'), or dropped when it names nothing."""
-    return list(_answer_claims(without_citations(text)))
+    return list(_answer_claims(text))
 
 
 @lru_cache(maxsize=1024)
-def _answer_claims(text: str) -> tuple[str, ...]:
-    """Cached: hallucination splits each claim again for every passage."""
+def _answer_claims(answer: str) -> tuple[str, ...]:
+    """Cached by the text as given: hallucination splits each claim again for every passage."""
+    text = without_citations(answer)
     claims: list[str] = []
     for clause in (c for s in sentences(text) if is_factual(s) for c in clauses(s) if is_factual(c)):
         opinion = _OPINION.match(clause)

@@ -17,7 +17,7 @@ from evaluators.offline import alignment
 from evaluators.offline.claim_view import Terms, is_content
 from evaluators.offline.focus import focus
 from evaluators.offline.lexicon import opposites
-from evaluators.offline.sentences import Window, windows
+from evaluators.offline.sentences import Window, passage_parts, windows
 from evaluators.offline.text import content_stems, entities, negations_about, words
 
 
@@ -36,19 +36,26 @@ class PassageScores:
 @lru_cache(maxsize=2048)
 def passage_scores(terms: Terms, text: str) -> PassageScores:
     found = windows(text, 0)
-    pools = tuple(terms.pool(w.stems, w.text) for w in found)
+    pools = tuple(terms.pool(w.stems, w.parts) for w in found)
+    # A pool adds to the window's stems the claim's amounts, which weigh nothing as words, and the
+    # claim's compound parts the window writes joined, which count as its words.
+    recalls = [terms.recalls(p) for p in pools]
     return PassageScores(
         pools=pools,
-        windows=tuple(terms.recall(p) for p in pools),
-        novel_windows=tuple(terms.recall(p, novel=True) for p in pools),
-        sentences=tuple(terms.word_recall(w.stems) if w.single else 0.0 for w in found),
-        passage=terms.recall(terms.pool(passage_stems(text), text)),
+        windows=tuple(r[0] for r in recalls),
+        novel_windows=tuple(r[1] for r in recalls),
+        sentences=tuple(r[2] if w.single else 0.0 for w, r in zip(found, recalls, strict=True)),
+        passage=terms.recall(terms.pool(passage_stems(text), passage_parts(text))),
     )
 
 
 @lru_cache(maxsize=4096)
 def passage_stems(text: str) -> frozenset[str]:
-    """A passage's content stems (its node's pool for node recall), once per passage text."""
+    """A passage's content stems (its node's pool for node recall), once per passage text: its
+    sentences' when it is ASCII and them joined by spaces (an ASCII word never spans a space)."""
+    sentences = [w for w in windows(text, 0) if w.single]
+    if text.isascii() and " ".join(w.text for w in sentences) == text:
+        return frozenset().union(*(w.stems for w in sentences))
     return frozenset(content_stems(text))
 
 

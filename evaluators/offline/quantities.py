@@ -124,6 +124,23 @@ def quantities(text: str) -> tuple[Quantity, ...]:
     return tuple(sorted(found, key=lambda q: q.span))
 
 
+_DAY_BEFORE_STOP = re.compile(r"(?<!\d)\d{1,2}\.\Z")  # '... was 20.' + 'July ...' reads '20. July'
+_JOINING_WORDS = frozenset(("of", "de"))  # 'in March.' + 'of 1889 ...' reads 'March. of 1889'
+
+
+def reads_apart(first: str, second: str) -> bool:
+    """True when f"{first} {second}" provably reads as the quantities of `first` followed by those of
+    `second` (the same values; spans shifted), so that a pair window's or a passage's quantities are
+    its sentences'. The readers look past a number by one token, which a '.', '!' or '?' ending
+    `first` stops ('20.' before 'July' excepted); and before a number by one token (a month, 'A.D.',
+    'Rs.', a name), or two when the nearer one is 'of' or 'de': so the number must not be the first
+    token of `second`, nor follow an 'of' or 'de' that begins it."""
+    if first[-1:] not in (".", "!", "?") or not second[:1].isalpha() or _DAY_BEFORE_STOP.search(first):
+        return False
+    head = second.split(maxsplit=1)[0]
+    return _DIGIT.search(head) is None and head.lower() not in _JOINING_WORDS
+
+
 def _same(a: float | None, b: float | None) -> bool:
     return a is not None and b is not None and abs(a - b) <= _EXACT * max(abs(a), abs(b), 1.0)
 

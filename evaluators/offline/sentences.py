@@ -16,8 +16,8 @@ from functools import lru_cache
 import nupunkt
 
 from evaluators.offline import multilingual as ml
-from evaluators.offline.quantities import Quantity, quantities
-from evaluators.offline.text import STOPWORDS, content_stems, negation_count, numbers, stems_of, words
+from evaluators.offline.quantities import Quantity, quantities, reads_apart
+from evaluators.offline.text import STOPWORDS, content_stems, negation_count, stems_of, words
 
 CONJUNCTIONS = "and|but|while|whereas|although|though|yet"  # joining two facts
 _OTHER_CONJUNCTIONS = (
@@ -138,16 +138,29 @@ class Window:
     node: int
     text: str
     stems: frozenset[str]
-    numbers: frozenset[str]
     negations: int
     single: bool  # one sentence (negation is compared sentence to sentence)
+    parts: tuple[str, ...]  # texts whose quantities together are the window's (see `reads_apart`)
 
     @property
     def quantities(self) -> tuple[Quantity, ...]:
         """Numbers, amounts and dates of the window (spans index into `text`). Read on first use and
-        cached by text: a claim looks at its best window's only, so reading every window up front
-        would double the cost of `windows` for nothing."""
-        return quantities(self.text)
+        cached: a claim looks at its best window's only, so reading every window up front would
+        double the cost of `windows` for nothing; a pair's are its sentences' (see `reads_apart`)."""
+        return _quantities_of(self.parts)
+
+
+@lru_cache(maxsize=4096)
+def _quantities_of(parts: tuple[str, ...]) -> tuple[Quantity, ...]:
+    """The quantities of the parts joined by spaces, each part read once (spans shifted)."""
+    if len(parts) == 1:
+        return quantities(parts[0])
+    found: list[Quantity] = []
+    offset = 0
+    for part in parts:
+        found += [replace(q, span=(q.span[0] + offset, q.span[1] + offset)) for q in quantities(part)]
+        offset += len(part) + 1
+    return tuple(found)
 
 
 def windows(reference: str, node: int) -> tuple[Window, ...]:
@@ -162,18 +175,22 @@ def _windows(reference: str) -> tuple[Window, ...]:
     """The windows of a passage as node 0, tokenised once whatever its position: hallucination
     judges each passage alone after faithfulness judged them together."""
     sents = sentences(reference) or (reference,)
-    singles = [
-        Window(0, s, frozenset(stems_of(s)), frozenset(numbers(s)), negation_count(s), True) for s in sents
-    ]
-    pairs = [
-        Window(
-            0,
-            f"{a.text} {b.text}",
-            a.stems | b.stems,
-            a.numbers | b.numbers,
-            a.negations + b.negations,
-            False,
-        )
-        for a, b in itertools.pairwise(singles)
-    ]
+    singles = [Window(0, s, frozenset(stems_of(s)), negation_count(s), True, (s,)) for s in sents]
+    pairs = [_pair(a, b) for a, b in itertools.pairwise(singles)]
     return (*singles, *pairs)
+
+
+def _pair(a: Window, b: Window) -> Window:
+    text = f"{a.text} {b.text}"
+    parts = (a.text, b.text) if reads_apart(a.text, b.text) else (text,)
+    return Window(0, text, a.stems | b.stems, a.negations + b.negations, False, parts)
+
+
+@lru_cache(maxsize=4096)
+def passage_parts(reference: str) -> tuple[str, ...]:
+    """The texts whose quantities together are the passage's: its sentences when it is them joined by
+    spaces and each reads apart from the next, else the passage itself. A claim's quantities are
+    then compared with each sentence's once, for the sentence, its pairs and the passage."""
+    sents = tuple(w.text for w in _windows(reference) if w.single)
+    joined = len(sents) > 1 and " ".join(sents) == reference
+    return sents if joined and all(map(reads_apart, sents, sents[1:])) else (reference,)
