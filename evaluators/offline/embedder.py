@@ -11,6 +11,7 @@ model never answers for another, and a user's own `Embedder` is not cached at al
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import re
 import threading
@@ -93,6 +94,12 @@ _SPANS_A_WORD_START = re.compile("[^▁]▁|▁▁[^▁]")  # a token like this 
 _PIECE = re.compile("[ ▁]*[^ ▁]+|[ ▁]+")  # a word with the spaces before it; or trailing spaces
 
 
+# Tokenizer files (sha256) proven to tokenize word by word, which `_tokenizes_by_word` would scan the
+# 32,000-token vocabulary to prove again at each start (~20 ms of the cold start): wordllama's
+# l2_supercat tokenizer. A test holds the proof for it; any other file is scanned.
+TOKENIZES_BY_WORD = frozenset({"93248f2a9ec36c7b35f700a033d5f36228aae48db61aee31007fa49062cdeb68"})
+
+
 def _tokenizes_by_word(tokenizer: Any) -> bool:
     """True when the tokenizer's ids for a text are the concatenation of its words' ids.
 
@@ -124,13 +131,13 @@ class WordLlamaTable:
     text of a batch to the longest one, and with words' token ids cached (`_tokenizes_by_word`).
     """
 
-    def __init__(self, embedding: np.ndarray, tokenizer: Any) -> None:
+    def __init__(self, embedding: np.ndarray, tokenizer: Any, *, by_word: bool | None = None) -> None:
         self.embedding = np.ascontiguousarray(embedding, dtype=np.float32)
         self.tokenizer = tokenizer  # padding and truncation off: ids are the text's tokens only
         self._encode = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)  # fast: no offsets
         added = getattr(tokenizer, "get_added_tokens_decoder", None)  # special tokens split texts first
         self._specials = tuple(t.content for t in added().values()) if added else ()
-        self._by_word = added is not None and _tokenizes_by_word(tokenizer)
+        self._by_word = added is not None and (_tokenizes_by_word(tokenizer) if by_word is None else by_word)
         self._space = tokenizer.token_to_id("▁")
         self._clip = tokenizer.get_vocab_size(with_added_tokens=True) > len(self.embedding)
         self._words: dict[str, list[int]] = {}  # a word (one leading space dropped) -> its ids
@@ -196,15 +203,16 @@ def load_wordllama() -> WordLlamaTable:
         with safe_open(str(weights), framework="np") as tensors:
             embedding = tensors.get_tensor("embedding.weight")
         tokenizer = Tokenizer.from_file(str(vocabulary))
+        by_word = True if hashlib.sha256(vocabulary.read_bytes()).hexdigest() in TOKENIZES_BY_WORD else None
     else:
         import wordllama
         from wordllama import WordLlama
 
         model = WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True)
-        embedding, tokenizer = model.embedding, model.tokenizer
+        embedding, tokenizer, by_word = model.embedding, model.tokenizer, None
     tokenizer.no_padding()
     tokenizer.no_truncation()
-    return WordLlamaTable(embedding, tokenizer)
+    return WordLlamaTable(embedding, tokenizer, by_word=by_word)
 
 
 _LOAD_LOCK = threading.Lock()

@@ -3,6 +3,8 @@ tokenizer gives for a whole text, and a vector cache that never leaks between mo
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import random
 import threading
 from collections.abc import Sequence
@@ -15,7 +17,14 @@ import pytest
 from evaluators import TestCase, create_metric, evaluate
 from evaluators.judges.base import VerdictTask
 from evaluators.offline import OfflineJudge
-from evaluators.offline.embedder import VectorCache, WordLlamaTable, vector_cache, wordllama_model
+from evaluators.offline.embedder import (
+    TOKENIZES_BY_WORD,
+    VectorCache,
+    WordLlamaTable,
+    _tokenizes_by_word,
+    vector_cache,
+    wordllama_model,
+)
 
 TEXTS = [
     "",
@@ -77,6 +86,19 @@ def test_tokenizing_word_by_word_gives_the_ids_of_the_whole_text() -> None:
         assert [
             ids for start in range(0, len(texts), 50) for ids in table.token_ids(texts[start : start + 50])
         ] == expected
+
+
+def test_the_packaged_tokenizer_taken_as_word_by_word_is_proven_so() -> None:
+    """`TOKENIZES_BY_WORD` spares the vocabulary scan at start-up: the scan must agree."""
+    spec = importlib.util.find_spec("wordllama")
+    assert spec is not None and spec.submodule_search_locations
+    packaged = (
+        Path(next(iter(spec.submodule_search_locations))) / "tokenizers" / "l2_supercat_tokenizer_config.json"
+    )
+    assert hashlib.sha256(packaged.read_bytes()).hexdigest() in TOKENIZES_BY_WORD  # else: re-prove, update
+    table = wordllama_model()
+    assert table._by_word
+    assert _tokenizes_by_word(table.tokenizer)  # the scan the digest spares
 
 
 def test_a_tokenizer_that_may_merge_across_words_tokenizes_whole_texts() -> None:
