@@ -174,9 +174,12 @@ _STRETCH_BREAK = re.compile(
 def negation_scopes(text: str) -> tuple[frozenset[str] | None, ...]:
     """One entry per negation of `text`: the content stems of its stretch between punctuation marks,
     or None (the whole text) where text is not read word by word (CJK negation characters)."""
+    total = negation_count(text)
+    if not total:
+        return ()
     lowered = text.lower().replace("’", "'")
     if not lowered.isascii() and not ml.token_text(lowered)[1]:
-        return (None,) * negation_count(text)
+        return (None,) * total
     return tuple(
         scope
         for stretch in _STRETCH_BREAK.split(text)
