@@ -17,7 +17,7 @@ import nupunkt
 
 from evaluators.offline import multilingual as ml
 from evaluators.offline.quantities import Quantity, quantities, reads_apart
-from evaluators.offline.text import STOPWORDS, content_stems, negation_count, stems_of, words
+from evaluators.offline.text import STOPWORDS, content_stems, stems_of, words
 
 CONJUNCTIONS = "and|but|while|whereas|although|though|yet"  # joining two facts
 _OTHER_CONJUNCTIONS = (
@@ -144,7 +144,6 @@ class Window:
     node: int
     text: str
     stems: frozenset[str]
-    negations: int
     single: bool  # one sentence (negation is compared sentence to sentence)
     parts: tuple[str, ...]  # texts whose quantities together are the window's (see `reads_apart`)
 
@@ -181,7 +180,7 @@ def _windows(reference: str) -> tuple[Window, ...]:
     """The windows of a passage as node 0, tokenised once whatever its position: hallucination
     judges each passage alone after faithfulness judged them together."""
     sents = sentences(reference) or (reference,)
-    singles = [Window(0, s, frozenset(stems_of(s)), negation_count(s), True, (s,)) for s in sents]
+    singles = [Window(0, s, frozenset(stems_of(s)), True, (s,)) for s in sents]
     pairs = [_pair(a, b) for a, b in itertools.pairwise(singles)]
     return (*singles, *pairs)
 
@@ -189,7 +188,7 @@ def _windows(reference: str) -> tuple[Window, ...]:
 def _pair(a: Window, b: Window) -> Window:
     text = f"{a.text} {b.text}"
     parts = (a.text, b.text) if reads_apart(a.text, b.text) else (text,)
-    return Window(0, text, a.stems | b.stems, a.negations + b.negations, False, parts)
+    return Window(0, text, a.stems | b.stems, False, parts)
 
 
 @lru_cache(maxsize=4096)

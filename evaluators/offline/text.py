@@ -163,7 +163,7 @@ def negation_count(text: str) -> int:
     return sum(1 for w in tokens if w in NEGATIONS or w.endswith("n't")) + len(ml.CJK_NEGATION.findall(text))
 
 
-# What a negation can deny: the stretch of text between punctuation marks it stands in.
+# What a negation can deny: the stretch of text it stands in, between punctuation marks and conjunctions.
 _STRETCH_BREAK = re.compile(
     r"[,;:()\[\]\"“”«»—–]|\s-\s|[.!?](?=\s|$)|\s(?:and|but|while|whereas|although|though|yet)\s",
     re.IGNORECASE,
@@ -172,8 +172,8 @@ _STRETCH_BREAK = re.compile(
 
 @lru_cache(maxsize=16384)
 def negation_scopes(text: str) -> tuple[frozenset[str] | None, ...]:
-    """One entry per negation of `text`: the content stems of its stretch between punctuation marks,
-    or None (the whole text) where text is not read word by word (CJK negation characters)."""
+    """One entry per negation of `text`: the content stems of its stretch (between punctuation marks and
+    conjunctions), or None (the whole text) where text is not read word by word (CJK negation characters)."""
     total = negation_count(text)
     if not total:
         return ()
