@@ -202,8 +202,9 @@ def load_wordllama() -> WordLlamaTable:
 
         with safe_open(str(weights), framework="np") as tensors:
             embedding = tensors.get_tensor("embedding.weight")
-        tokenizer = Tokenizer.from_file(str(vocabulary))
-        by_word = True if hashlib.sha256(vocabulary.read_bytes()).hexdigest() in TOKENIZES_BY_WORD else None
+        config = vocabulary.read_bytes()  # read once: parsed, and its digest looked up
+        tokenizer = Tokenizer.from_str(config.decode("utf-8"))
+        by_word = True if hashlib.sha256(config).hexdigest() in TOKENIZES_BY_WORD else None
     else:
         import wordllama
         from wordllama import WordLlama

@@ -48,8 +48,7 @@ def _block_sentences(block: str) -> tuple[str, ...]:
     """Sentences of one line: cached apart, since a passage is tokenised alone (its windows) and
     again inside the passages joined by blank lines (context statements)."""
     if block.isascii():
-        found = nupunkt.sent_tokenize(block)  # plain strings (tuples only when asked for spans)
-        found = [g for s in found if isinstance(s, str) and s.strip() for g in _GLUED_STOP.split(s.strip())]
+        found = _punkt_sentences(block)
         return tuple(_rejoin(found, titles=False) if len(found) > 1 else found)
     pieces = _hard_pieces(block) if ml.has_special_stops(block) else [block]
     return tuple(_rejoin([s for piece in pieces for s in _punkt(piece)], titles=True))
@@ -71,7 +70,13 @@ def _hard_pieces(block: str) -> list[str]:
 def _punkt(piece: str) -> list[str]:
     if not any(c in piece for c in ".!?"):
         return [piece.strip()]
-    found = nupunkt.sent_tokenize(piece)
+    return _punkt_sentences(piece)
+
+
+def _punkt_sentences(text: str) -> list[str]:
+    """nupunkt's sentences (plain strings: tuples only when asked for spans), stripped, with glued
+    stops split (`_GLUED_STOP`)."""
+    found = nupunkt.sent_tokenize(text)
     return [g for s in found if isinstance(s, str) and s.strip() for g in _GLUED_STOP.split(s.strip())]
 
 
