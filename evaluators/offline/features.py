@@ -178,11 +178,12 @@ class GroundingFeaturizer:
         else:
             rest_match = _soft_recall(weights[rest], soft_per_word[rest])
         sentence_recall = sentences[sentence_at] if sentence_at is not None else 0.0
+        recall_all, novel_recall_all, _ = terms.recalls(all_pool)
         features = (
             best_recall,
-            terms.recall(all_pool),
+            recall_all,
             novel_exact if terms.novel else 1.0,
-            terms.recall(all_pool, novel=True) if terms.novel else 1.0,
+            novel_recall_all if terms.novel else 1.0,
             soft_best,
             soft_novel if terms.novel else 1.0,
             max_missing,

@@ -138,6 +138,18 @@ for _a, _b in PAIRS:
         ANTONYMS[_kb] = ANTONYMS.get(_kb, frozenset()) | {_ka}
 
 
+def may_oppose(word: str, keys: frozenset[str]) -> bool:
+    """False when no word whose `antonym_key` is in `keys` can be `word`'s opposite: a set lookup that
+    spares `opposites` its pass over a window's words for the many claim words with none there."""
+    ka = antonym_key(word)
+    listed = ANTONYMS.get(ka)
+    return (
+        (listed is not None and not listed.isdisjoint(keys))
+        or f"non-{ka}" in keys
+        or (ka.startswith("non-") and ka[4:] in keys)
+    )
+
+
 def antonym(a: str, b: str) -> bool:
     """True when the two words are listed opposites (any inflection, either order).
 

@@ -16,7 +16,7 @@ import numpy as np
 from evaluators.offline import alignment
 from evaluators.offline.claim_view import Terms, is_content
 from evaluators.offline.focus import focus
-from evaluators.offline.lexicon import opposites
+from evaluators.offline.lexicon import antonym_key, may_oppose, opposites
 from evaluators.offline.sentences import Window, passage_parts, windows
 from evaluators.offline.text import content_stems, entities, negations_about, words
 
@@ -77,8 +77,8 @@ def _soft_scores(terms: Terms, text: str, pool: frozenset[str]) -> SoftScores:
     matches = np.array([1.0 if s in pool else 0.0 for s in terms.stems])
     todo = [i for i, s in enumerate(terms.stems) if s not in pool and terms.softable[i]]
     if todo:
-        window_words, window_vectors = window_vocabulary(text)
-        if window_words:
+        vocabulary, window_vectors = window_vocabulary(text)
+        if vocabulary:
             # The rows of the words to match, gathered (a copy: the same matrix `alignment.vectors`
             # would stack, so the same products to the last bit; BLAS results depend on shapes).
             vectors, rows = _soft_vectors(terms)
@@ -100,8 +100,19 @@ def _soft_vectors(terms: Terms) -> tuple[np.ndarray, dict[int, int]]:
 @lru_cache(maxsize=8192)
 def window_vocabulary(text: str) -> tuple[tuple[str, ...], np.ndarray]:
     """A window's content words (surface form, for vectors) and their vectors, once per window."""
-    found = tuple(dict.fromkeys(w for w in words(text) if is_content(w)))
+    found = window_words(text)
     return found, alignment.vectors(found)
+
+
+@lru_cache(maxsize=8192)
+def window_words(text: str) -> tuple[str, ...]:
+    """A window's content words, first occurrences in order (antonyms need no vectors)."""
+    return tuple(dict.fromkeys(w for w in words(text) if is_content(w)))
+
+
+@lru_cache(maxsize=8192)
+def _antonym_keys(text: str) -> frozenset[str]:
+    return frozenset(antonym_key(w) for w in window_words(text))
 
 
 def antonyms(terms: Terms, window: Window) -> tuple[tuple[str, str], ...]:
@@ -112,11 +123,10 @@ def antonyms(terms: Terms, window: Window) -> tuple[tuple[str, str], ...]:
 
 @lru_cache(maxsize=1024)
 def _antonyms(terms: Terms, text: str, stems: frozenset[str]) -> tuple[tuple[str, str], ...]:
-    window_words, _ = window_vocabulary(text)
-    found = []
+    keys, found = _antonym_keys(text), []
     for word, s in zip(terms.surface, terms.stems, strict=True):
-        if s not in stems:
-            found += [(word, other) for other in opposites(word, window_words) if other not in terms.surface]
+        if s not in stems and may_oppose(word, keys):
+            found += [(word, w) for w in opposites(word, window_words(text)) if w not in terms.surface]
     return tuple(found[:3])
 
 

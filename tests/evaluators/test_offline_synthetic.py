@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from evaluators.offline.lexicon import ANTONYMS, PAIRS, abstention_topic, antonym
+from evaluators.offline.lexicon import (
+    ANTONYMS,
+    PAIRS,
+    abstention_topic,
+    antonym,
+    antonym_key,
+    may_oppose,
+    opposites,
+)
 
 if TYPE_CHECKING:
     from scripts.offline_synthetic import SyntheticAnswer
@@ -49,6 +57,22 @@ if TYPE_CHECKING:
 def test_antonyms_match_in_either_order_and_any_inflection(a: str, b: str) -> None:
     assert antonym(a, b)
     assert antonym(b, a)
+
+
+def test_may_oppose_never_hides_an_opposite() -> None:
+    """The set lookup that skips `opposites` is only a shortcut: where it says no, there is none
+    (every listed pair, 'non-X' both ways, and words of the hand-written cases against each other)."""
+    from evaluators.offline.grounding_cases import load_cases
+    from evaluators.offline.text import words
+    from testkit import ROOT
+
+    cases = load_cases(ROOT / "tests" / "data" / "grounding_cases.jsonl")
+    vocabulary = sorted({w for c in cases for w in words(f"{c['answer']} {' '.join(c['contexts'])}")})
+    pairs = [*PAIRS, *((b, a) for a, b in PAIRS), ("non-profit", "profit"), ("profit", "non-profit")]
+    pairs += [(a, b) for a in vocabulary[::7] for b in vocabulary[::11]]
+    for a, b in pairs:
+        assert may_oppose(a, frozenset({antonym_key(b)})) or not opposites(a, [b]), (a, b)
+    assert not may_oppose("increase", frozenset({antonym_key("increased"), antonym_key("larger")}))
 
 
 @pytest.mark.parametrize(
