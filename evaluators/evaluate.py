@@ -4,16 +4,24 @@
 `a_evaluate` add bounded concurrency over many cases and the aggregates (means, pass rates,
 ragas_score). Cases may be `TestCase`s, mappings, or deepeval / ragas test-case objects (read by
 attribute names), and a ragas or deepeval dataset may stand for the list.
+
+While `a_evaluate` runs, Python's cyclic garbage collector runs less often (`fewer_collections`): the
+judges' caches keep ~1,000 objects a record alive, which every young collection walks again, and
+with Python's default thresholds evaluate() spent 2.5-4.5 ms a record in the collector (the
+offline judge judges a record in ~13 ms), the sidecar's workers ~1 ms with the same setting.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import gc
 import logging
+import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from pydantic import ValidationError
@@ -95,7 +103,7 @@ async def a_evaluate(
             on_case(result)
         return result
 
-    with usage_scope() as usage:
+    with usage_scope() as usage, fewer_collections():
         case_results = await asyncio.gather(*(one(i, case) for i, case in enumerate(inputs)))
     summaries = summarize(case_results, metrics)
     return EvaluationResult(
@@ -127,6 +135,40 @@ def evaluate(
         return run()
     with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="ragpulse-evaluate") as pool:
         return pool.submit(run).result()
+
+
+# The youngest objects are collected every 20,000 net allocations instead of every 700 (Python's default
+# thresholds are (700, 10, 10)): judging allocates fast (tokens, stems, verdicts) and keeps little but
+# cache entries.
+FEWER_COLLECTIONS = (20_000, 20, 10)
+_collections_lock = threading.Lock()
+_tuning: list[tuple[int, ...]] = []  # while evaluations run: (thresholds before the first, ours)
+_evaluations = 0
+
+
+@contextmanager
+def fewer_collections() -> Iterator[None]:
+    """The collector's thresholds at least `FEWER_COLLECTIONS` while any evaluation runs (threads and
+    nested loops may overlap them), put back when the last one ends unless someone changed them
+    meanwhile. Only when and how often unreachable cycles are freed changes, never what is freed;
+    a threshold of 0 (automatic collection off) or a higher one is kept."""
+    global _evaluations
+    with _collections_lock:
+        if _evaluations == 0:
+            before: tuple[int, ...] = gc.get_threshold()
+            ours = before if before[0] == 0 else tuple(map(max, before, FEWER_COLLECTIONS))
+            gc.set_threshold(*ours)
+            _tuning[:] = [before, ours]
+        _evaluations += 1
+    try:
+        yield
+    finally:
+        with _collections_lock:
+            _evaluations -= 1
+            if _evaluations == 0:
+                before, ours = _tuning
+                if gc.get_threshold() == ours:
+                    gc.set_threshold(*before)
 
 
 def summarize(cases: Sequence[CaseResult], metrics: Sequence[Metric]) -> list[MetricSummary]:

@@ -25,6 +25,7 @@ from typing import Any
 
 from collector.judging.scorers import JudgeOnLoop
 from evaluators import CaseResult, JudgeInfo, TestCase
+from evaluators.evaluate import FEWER_COLLECTIONS
 from evaluators.metrics.custom import CustomMetrics
 from evaluators.offline import OfflineJudge
 
@@ -33,7 +34,7 @@ JUDGE = OfflineJudge()
 JUDGE.embedder.embed(["warm-up"])  # the embedding model loads lazily: load it before forking
 gc.freeze()  # everything loaded so far lives as long as the process: no collection need walk it
 
-GC_THRESHOLDS = (20_000, 20, 10)  # Python's default is (700, 10, 10)
+GC_THRESHOLDS = FEWER_COLLECTIONS  # (20,000, 20, 10), as `evaluate` sets while it runs
 
 _scorer: JudgeOnLoop | None = None
 _loop: asyncio.AbstractEventLoop | None = None

@@ -116,9 +116,14 @@ def source_passages(statements: Sequence[str], passages: Sequence[str]) -> list[
     sources: list[list[int]] = []
     for statement in statements:
         words = set(_WORD.findall(statement.lower()))
-        overlaps = [len(words & pool) for pool in pools]
-        best = max(overlaps, default=0)
-        sources.append([overlaps.index(best)] if best > 0 else [])
+        best, source = 0, 0
+        for k, pool in enumerate(pools):
+            overlap = len(words & pool)
+            if overlap > best:
+                best, source = overlap, k
+                if overlap == len(words):  # no later passage can share more: the first best it is
+                    break
+        sources.append([source] if best > 0 else [])
     return sources
 
 

@@ -140,24 +140,25 @@ class WordLlamaTable:
         self._by_word = added is not None and (_tokenizes_by_word(tokenizer) if by_word is None else by_word)
         self._space = tokenizer.token_to_id("▁")
         self._clip = tokenizer.get_vocab_size(with_added_tokens=True) > len(self.embedding)
-        self._words: dict[str, list[int]] = {}  # a word (one leading space dropped) -> its ids
+        self._words = self._new_words()  # a word (one leading space dropped) -> its ids
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         """Each text's token ids, as the tokenizer gives them for the whole text."""
         if not self._by_word:
             return self._whole(texts)
+        known = self._words
+        if len(known) > _WORDS_CACHED:
+            known = self._words = self._new_words()  # another thread may still read the old: it stays valid
         split = [None if any(s in t for s in self._specials) else _words(t) for t in texts]
-        wanted = dict.fromkeys(w for words in split if words for w in words)
-        found = {w: ids for w in wanted if (ids := self._words.get(w)) is not None}
-        missing = [w for w in wanted if w not in found and w]
+        missing = list({w: None for words in split if words for w in words if w not in known})
         if missing:
-            if len(self._words) > _WORDS_CACHED:
-                self._words = {}  # another thread may still read the old dict: it stays valid
-            for word, ids in zip(missing, self._whole(missing), strict=True):
-                found[word] = self._words[word] = ids
-        found[""] = [self._space]  # a lone trailing space (the normaliser prepends to no empty text)
+            known.update(zip(missing, self._whole(missing), strict=True))
         whole = iter(self._whole([t for t, words in zip(texts, split, strict=True) if words is None]))
-        return [next(whole) if words is None else [i for w in words for i in found[w]] for words in split]
+        return [next(whole) if words is None else [i for w in words for i in known[w]] for words in split]
+
+    def _new_words(self) -> dict[str, list[int]]:
+        """The word cache, empty but for a lone trailing space (the normaliser prepends to no empty text)."""
+        return {"": [self._space]}
 
     def _whole(self, texts: Sequence[str]) -> list[list[int]]:
         if not texts:

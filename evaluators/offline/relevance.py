@@ -8,6 +8,10 @@ node is judged against an answer, which asks for nothing.
 
 Features are computed by name and each model takes the ones it was trained on, so a model file trained
 before the answer-type features existed still works (its verdicts just cannot see the type).
+
+Caching: each text's weighted stems are computed once (`_weighted_stems`: the question or answer is
+the reference of every item of a case), each stem's IDF weight once per table (`_StemWeights`), and
+`verdicts` reads what the question asks and the reference's stems once per call, not once per item.
 """
 
 from __future__ import annotations
@@ -15,8 +19,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-
-import numpy as np
 
 from evaluators.judges.base import Verdict, VerdictTask
 from evaluators.offline.embedder import Embedder
@@ -96,21 +98,46 @@ def similarity_features(
     item: str, reference: str, cosine: float, idf: IdfTable
 ) -> tuple[float, float, float]:
     """Similarity features of an item (statement, node) against a question or an answer."""
-    item_stems, item_weights, item_pool = _weighted_stems(item, idf)
-    reference_stems, reference_weights, reference_pool = _weighted_stems(reference, idf)
-    return (
-        cosine,
-        _recall(reference_stems, reference_weights, item_pool),
-        _recall(item_stems, item_weights, reference_pool),
-    )
+    return _similarity(_weighted_stems(item, idf), _weighted_stems(reference, idf), cosine)
+
+
+WeightedStems = tuple[tuple[str, ...], tuple[float, ...], frozenset[str]]
+
+
+def _similarity(item: WeightedStems, reference: WeightedStems, cosine: float) -> tuple[float, float, float]:
+    """`similarity_features` from both texts' weighted stems (`verdicts` reads the reference's once)."""
+    return cosine, _recall(reference[0], reference[1], item[2]), _recall(item[0], item[1], reference[2])
 
 
 @lru_cache(maxsize=4096)
-def _weighted_stems(text: str, idf: IdfTable) -> tuple[tuple[str, ...], tuple[float, ...], frozenset[str]]:
+def _weighted_stems(text: str, idf: IdfTable) -> WeightedStems:
     """A text's distinct content stems, their IDF weights and their set: once per text, since the
     question (or the answer) is the reference of every statement (or node) of a case."""
     stems = tuple(dict.fromkeys(stems_of(text)))
-    return stems, tuple(idf.weight(s) for s in stems), frozenset(stems)
+    return stems, tuple(map(_stem_weights(idf).__getitem__, stems)), frozenset(stems)
+
+
+_WEIGHTS_KEPT = 65536  # stems whose weight is remembered (numbers and codes are new stems each record)
+
+
+class _StemWeights(dict[str, float]):
+    """`IdfTable.weight` by stem, remembered: a node's ~60 stems are mostly ones met before, and a
+    method call per stem was a third of the similarity features' time."""
+
+    def __init__(self, idf: IdfTable) -> None:
+        super().__init__()
+        self.idf = idf
+
+    def __missing__(self, stem: str) -> float:
+        if len(self) >= _WEIGHTS_KEPT:
+            self.clear()
+        weight = self[stem] = self.idf.weight(stem)
+        return weight
+
+
+@lru_cache(maxsize=16)
+def _stem_weights(idf: IdfTable) -> _StemWeights:
+    return _StemWeights(idf)
 
 
 def relevance_features(
@@ -143,22 +170,32 @@ class RelevanceScorer:
         relevant = VerdictTask(task) is VerdictTask.RELEVANT
         model = self.models["relevant" if relevant else "useful"]
         vectors = self.embedder.embed([reference, *items])
-        cosines = np.asarray(vectors[1:] @ vectors[0], dtype=float)
+        cosines = (vectors[1:] @ vectors[0]).astype(float).tolist()  # Python floats: cheaper arithmetic
         word = "relevant to the question" if relevant else "useful for the answer"
+        # Per call, not per item: what the question asks, the reference's weighted stems, and whether
+        # the model reads the answer type (its features are picked by name, see `_select`).
+        types = asked(reference) if relevant else frozenset()
+        common, reads_type = self.idf.common, "type_mismatch" in model.names
+        weighted = _weighted_stems(reference, self.idf)
         verdicts: list[Verdict] = []
         for item, cosine in zip(items, cosines, strict=True):
             if not stems_of(item):
                 verdicts.append(Verdict("no", "no content", confidence=1.0))
                 continue
-            fit = responsiveness(item, reference, self.idf.common) if relevant else None
-            similarity = similarity_features(item, reference, cosine, self.idf)
+            fit = None
+            if relevant:
+                fit = Responsiveness(
+                    types, supplies(item, reference, common, types) if types else frozenset()
+                )
+            similarity = _similarity(_weighted_stems(item, self.idf), weighted, cosine)
             values = dict(zip(SIMILARITY_FEATURE_NAMES, similarity, strict=True))
             if fit is not None:
-                values |= {"type_asked": float(bool(fit.asked)), "type_mismatch": fit.mismatch}
+                values |= {"type_asked": float(bool(types)), "type_mismatch": fit.mismatch}
             p = model.probability(_select(model, values))
             detail = f"(similarity {cosine:.2f}, P={p:.2f})"
             if p >= model.threshold:
-                verdicts.append(Verdict("yes", f"{word}{_gives(fit, model)} {detail}", (0,), confidence=p))
+                gives = _gives(fit) if reads_type else ""
+                verdicts.append(Verdict("yes", f"{word}{gives} {detail}", (0,), confidence=p))
             else:
                 reason = self._no_reason(fit, model, values, word)
                 verdicts.append(Verdict("no", f"{reason} {detail}", (), confidence=1.0 - p))
@@ -177,8 +214,9 @@ class RelevanceScorer:
         return f"not {word}; it also {fit.reason()}"
 
 
-def _gives(fit: Responsiveness | None, model: LogisticModel) -> str:
-    """': gives a time or date' when the question asks a type the statement supplies."""
-    if fit is None or not fit.asked or fit.missed or "type_mismatch" not in model.names:
+def _gives(fit: Responsiveness | None) -> str:
+    """': gives a time or date' when the question asks a type the statement supplies (for a model
+    that reads the answer type)."""
+    if fit is None or not fit.asked or fit.missed:
         return ""
     return ": gives " + " and ".join(ASKS[t][0] for t in AnswerType if t in fit.asked & fit.supplied)

@@ -177,7 +177,9 @@ def windows(reference: str, node: int) -> tuple[Window, ...]:
     """Every sentence, then every pair of adjacent sentences (a claim may draw on both); single
     sentences come first so that a tie picks the tighter window (negation is judged on it)."""
     found = _windows(reference)
-    return found if node == 0 else tuple(replace(w, node=node) for w in found)
+    if node == 0:
+        return found
+    return tuple(Window(node, w.text, w.stems, w.single, w.parts) for w in found)  # (`replace`: 4x slower)
 
 
 @lru_cache(maxsize=4096)
