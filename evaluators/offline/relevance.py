@@ -81,9 +81,15 @@ class Responsiveness:
         return f"does not {lacks}: the question asks for {', or '.join(ASKS[t][0] for t in ordered)}"
 
 
-def responsiveness(statement: str, question: str, common: frozenset[str] = frozenset()) -> Responsiveness:
-    """What `question` asks and what `statement` supplies of it (nothing is checked when nothing is asked)."""
-    types = asked(question)
+def responsiveness(
+    statement: str,
+    question: str,
+    common: frozenset[str] = frozenset(),
+    types: frozenset[AnswerType] | None = None,
+) -> Responsiveness:
+    """What `question` asks and what `statement` supplies of it (nothing is checked when nothing is asked);
+    `types`: what it asks, when already read (`asked(question)`)."""
+    types = asked(question) if types is None else types
     return Responsiveness(types, supplies(statement, question, common, types) if types else frozenset())
 
 
@@ -182,11 +188,7 @@ class RelevanceScorer:
             if not stems_of(item):
                 verdicts.append(Verdict("no", "no content", confidence=1.0))
                 continue
-            fit = None
-            if relevant:
-                fit = Responsiveness(
-                    types, supplies(item, reference, common, types) if types else frozenset()
-                )
+            fit = responsiveness(item, reference, common, types) if relevant else None
             similarity = _similarity(_weighted_stems(item, self.idf), weighted, cosine)
             values = dict(zip(SIMILARITY_FEATURE_NAMES, similarity, strict=True))
             if fit is not None:
