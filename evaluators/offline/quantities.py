@@ -142,7 +142,12 @@ def reads_apart(first: str, second: str) -> bool:
 
 
 def _same(a: float | None, b: float | None) -> bool:
-    return a is not None and b is not None and abs(a - b) <= _EXACT * max(abs(a), abs(b), 1.0)
+    """|a - b| <= _EXACT * max(|a|, |b|, 1), spelled out (no call to max: this runs per pair)."""
+    if a is None or b is None:
+        return False
+    difference, x, y = abs(a - b), abs(a), abs(b)
+    larger = x if x > y else y  # where max() would differ (a NaN), the difference is NaN too
+    return difference <= _EXACT * (larger if larger > 1.0 else 1.0)
 
 
 def _gap(ref: Quantity, claim: Quantity) -> tuple[float, float, float]:
@@ -182,8 +187,9 @@ def supports(ref: Quantity, claim: Quantity) -> bool:
     A bare number matches any quantity with that number ('30' vs '30 days', '1889' vs 'March 1889')."""
     if claim.kind == "date" or ref.kind == "date":
         return _date_supports(ref, claim)
-    if claim.kind == "number":
-        return _same(ref.amount, claim.value) or _same(ref.value, claim.value)
+    if claim.kind == "number":  # (a number's or an amount of money's value is its amount)
+        amount = ref.amount
+        return _same(amount, claim.value) or (ref.value != amount and _same(ref.value, claim.value))
     if ref.kind == "number":
         return _same(ref.value, claim.amount)
     if ref.kind != claim.kind:
