@@ -117,10 +117,14 @@ def quantities(text: str) -> tuple[Quantity, ...]:
                          span=(d.start, d.end), text=text[d.start : d.end])
             )  # fmt: skip
         raws = read_numbers(text, taken)
-        taken.extend((r.start, r.end) for r in raws)
-    raws = sorted([*raws, *read_spelled(text, taken)], key=lambda r: r.start)
+        taken += [(r.start, r.end) for r in raws]
+    spelled = read_spelled(text, taken)
+    if spelled:  # digit numbers come in order: number words (and dates, below) are sorted in
+        raws = sorted([*raws, *spelled], key=lambda r: r.start)
     _share_units(text, raws)
-    found.extend(_from_raw(text, r) for r in raws)
+    if not found:  # no date
+        return tuple([_from_raw(text, r) for r in raws])
+    found += [_from_raw(text, r) for r in raws]
     return tuple(sorted(found, key=lambda q: q.span))
 
 
@@ -135,7 +139,11 @@ def reads_apart(first: str, second: str) -> bool:
     `first` stops ('20.' before 'July' excepted); and before a number by one token (a month, 'A.D.',
     'Rs.', a name), or two when the nearer one is 'of' or 'de': so the number must not be the first
     token of `second`, nor follow an 'of' or 'de' that begins it."""
-    if first[-1:] not in (".", "!", "?") or not second[:1].isalpha() or _DAY_BEFORE_STOP.search(first):
+    if (
+        first[-1:] not in (".", "!", "?")
+        or not second[:1].isalpha()
+        or _DAY_BEFORE_STOP.search(first, max(0, len(first) - 3))  # (a match ends `first`)
+    ):
         return False
     head = second.split(maxsplit=1)[0]
     return _DIGIT.search(head) is None and head.lower() not in _JOINING_WORDS
