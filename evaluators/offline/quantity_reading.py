@@ -112,7 +112,8 @@ def _date_at(text: str, run: re.Match[str]) -> RawDate | None:
     nxt = text[end : end + 1]
     head = text[max(0, start - 3) : start].rstrip(" ,.")
     if head[-1:].isalpha() and not _is_cjk(head[-1]):  # 'July 20, 1969', 'March 1889', 'AD 1066'
-        before = _MONTH_BEFORE.search(text, max(0, start - 16), start)
+        # (after a month only a day or a year reads: _AFTER_MONTH takes 1, 2 or 4 digits)
+        before = _MONTH_BEFORE.search(text, max(0, start - 16), start) if digits in (1, 2, 4) else None
         month = _month(before.group(1)) if before else None
         m = _AFTER_MONTH.match(text, start) if before and month else None
         if before and m:
@@ -120,8 +121,8 @@ def _date_at(text: str, run: re.Match[str]) -> RawDate | None:
             return RawDate(
                 before.start(), m.end(), int(year) if year else None, month, int(day) if day else None
             )
-        era = _ERA_BEFORE.search(text, max(0, start - 6), start)
-        if era and digits <= 4:
+        era = _ERA_BEFORE.search(text, max(0, start - 6), start) if digits <= 4 and head[-1] == "D" else None
+        if era:  # (its 'AD' or 'A.D.' ends `head`)
             return RawDate(era.start(), end, int(run.group()), None, None)
     if nxt in ("-", "/", "."):
         m = _ISO.match(text, start) if digits == 4 else _NUMERIC.match(text, start) if digits <= 2 else None
