@@ -111,17 +111,28 @@ def stated_in(view: ClaimView, parts: tuple[str, ...], rows: tuple[int, ...]) ->
     """Per quantity of the claim at `rows` (positions in `view.quantities`): whether a quantity of the
     text made of `parts` states it (`Window.parts`, `passage_parts`: a text's quantities are its
     sentences' when they read apart, so each sentence is read and compared once per claim)."""
+    if not rows:
+        return ()
     stated = 0
     for part in parts:
         stated |= _stated(view, part)
-    return tuple(stated >> i & 1 == 1 for i in rows)
+    if not stated:  # most texts state none of a claim's quantities
+        return (False,) * len(rows)
+    return tuple([stated >> i & 1 == 1 for i in rows])
 
 
 @lru_cache(maxsize=8192)
 def _stated(view: ClaimView, text: str) -> int:
     """The claim's quantities that a quantity of `text` states, as bits (bit i: `view.quantities[i]`)."""
     found = quantities(text)
-    return sum(1 << i for i, q in enumerate(view.quantities) if any(supports(r, q) for r in found))
+    bits = 0
+    if found:
+        for i, q in enumerate(view.quantities):
+            for r in found:
+                if supports(r, q):
+                    bits |= 1 << i
+                    break
+    return bits
 
 
 def supported_in(view: ClaimView, parts: tuple[str, ...]) -> tuple[bool, ...]:

@@ -117,10 +117,14 @@ def quantities(text: str) -> tuple[Quantity, ...]:
                          span=(d.start, d.end), text=text[d.start : d.end])
             )  # fmt: skip
         raws = read_numbers(text, taken)
-        taken.extend((r.start, r.end) for r in raws)
-    raws = sorted([*raws, *read_spelled(text, taken)], key=lambda r: r.start)
+        taken += [(r.start, r.end) for r in raws]
+    spelled = read_spelled(text, taken)
+    if spelled:  # digit numbers come in order: number words (and dates, below) are sorted in
+        raws = sorted([*raws, *spelled], key=lambda r: r.start)
     _share_units(text, raws)
-    found.extend(_from_raw(text, r) for r in raws)
+    if not found:  # no date
+        return tuple([_from_raw(text, r) for r in raws])
+    found += [_from_raw(text, r) for r in raws]
     return tuple(sorted(found, key=lambda q: q.span))
 
 
@@ -135,14 +139,23 @@ def reads_apart(first: str, second: str) -> bool:
     `first` stops ('20.' before 'July' excepted); and before a number by one token (a month, 'A.D.',
     'Rs.', a name), or two when the nearer one is 'of' or 'de': so the number must not be the first
     token of `second`, nor follow an 'of' or 'de' that begins it."""
-    if first[-1:] not in (".", "!", "?") or not second[:1].isalpha() or _DAY_BEFORE_STOP.search(first):
+    if (
+        first[-1:] not in (".", "!", "?")
+        or not second[:1].isalpha()
+        or _DAY_BEFORE_STOP.search(first, max(0, len(first) - 3))  # (a match ends `first`)
+    ):
         return False
     head = second.split(maxsplit=1)[0]
     return _DIGIT.search(head) is None and head.lower() not in _JOINING_WORDS
 
 
 def _same(a: float | None, b: float | None) -> bool:
-    return a is not None and b is not None and abs(a - b) <= _EXACT * max(abs(a), abs(b), 1.0)
+    """|a - b| <= _EXACT * max(|a|, |b|, 1), spelled out (no call to max: this runs per pair)."""
+    if a is None or b is None:
+        return False
+    difference, x, y = abs(a - b), abs(a), abs(b)
+    larger = x if x > y else y  # where max() would differ (a NaN), the difference is NaN too
+    return difference <= _EXACT * (larger if larger > 1.0 else 1.0)
 
 
 def _gap(ref: Quantity, claim: Quantity) -> tuple[float, float, float]:
@@ -182,8 +195,9 @@ def supports(ref: Quantity, claim: Quantity) -> bool:
     A bare number matches any quantity with that number ('30' vs '30 days', '1889' vs 'March 1889')."""
     if claim.kind == "date" or ref.kind == "date":
         return _date_supports(ref, claim)
-    if claim.kind == "number":
-        return _same(ref.amount, claim.value) or _same(ref.value, claim.value)
+    if claim.kind == "number":  # (a number's or an amount of money's value is its amount)
+        amount = ref.amount
+        return _same(amount, claim.value) or (ref.value != amount and _same(ref.value, claim.value))
     if ref.kind == "number":
         return _same(ref.value, claim.amount)
     if ref.kind != claim.kind:

@@ -5,7 +5,9 @@ follows them (a scale word, a unit, or the noun they count), then English number
 (`number_words`); a span taken by one reader is skipped by the next. Speed shapes the code: every
 reader starts from a digit run or a number word found by a cheap scan and looks at the few
 characters around it (anchored matches and dictionary lookups), because a regex alternation over
-all month names or units, tried at every position of every sentence, costs ten times more.
+all month names or units, tried at every position of every sentence, costs ten times more. What
+depends on one word alone (its month, unit, counted noun) is kept per word; a character below all
+CJK ranges, or a look-back without a capital, is not handed to the regex that would reject it.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 from evaluators.offline.multilingual import CJK, MONTHS, STOPWORDS, ascii_digits, fold, is_latin
@@ -47,7 +50,9 @@ _ERA_BEFORE = re.compile(r"(?<![A-Za-z])(?:AD|A\.D\.)\s*\Z")
 _NUMBER = re.compile(r"\d+(?:[.,'٫٬]\d+)*")
 _SPACE_GROUPS = re.compile(r"(?:[ \u00a0\u202f\u2009]\d{3})+(?!\d)")  # '1 000 000' (not '1969 300')
 _CURRENCIES = tuple(sorted(CURRENCY_BEFORE, key=len, reverse=True))
+_CURRENCY_ENDS = frozenset(c[-1] for c in _CURRENCIES)
 _IS_CJK = re.compile(f"[{CJK}]")
+_CJK_FIRST = min(CJK.replace("-", ""))  # the lowest character of any CJK range
 _ORDINAL_SUFFIX = re.compile(r"(?:st|nd|rd|th)(?![^\W\d_])", re.IGNORECASE)
 # The token after a number: a CJK run, a degree sign, a symbol, or a word (with '/h', '²', a dot).
 _TOKEN = re.compile(
@@ -85,10 +90,14 @@ class RawNumber:
     noun: str = ""
 
 
-def _month(name: str | None) -> int | None:
+def _is_cjk(text: str) -> bool:
+    """Whether `text` begins with a CJK character (compared first: most text is below them all)."""
+    return text >= _CJK_FIRST and _IS_CJK.match(text) is not None
+
+
+@lru_cache(maxsize=4096)
+def _month(name: str) -> int | None:
     """The month a word names, or None ('may' and 'march' in lower case are not English months)."""
-    if not name:
-        return None
     folded = fold(name)
     if folded in _ENGLISH_MONTHS and name[0].islower() and name.isascii():
         return None
@@ -102,8 +111,9 @@ def _date_at(text: str, run: re.Match[str]) -> RawDate | None:
         return None  # inside '1,000,000'
     nxt = text[end : end + 1]
     head = text[max(0, start - 3) : start].rstrip(" ,.")
-    if head[-1:].isalpha() and not _IS_CJK.match(head[-1]):  # 'July 20, 1969', 'March 1889', 'AD 1066'
-        before = _MONTH_BEFORE.search(text, max(0, start - 16), start)
+    if head[-1:].isalpha() and not _is_cjk(head[-1]):  # 'July 20, 1969', 'March 1889', 'AD 1066'
+        # (after a month only a day or a year reads: _AFTER_MONTH takes 1, 2 or 4 digits)
+        before = _MONTH_BEFORE.search(text, max(0, start - 16), start) if digits in (1, 2, 4) else None
         month = _month(before.group(1)) if before else None
         m = _AFTER_MONTH.match(text, start) if before and month else None
         if before and m:
@@ -111,8 +121,8 @@ def _date_at(text: str, run: re.Match[str]) -> RawDate | None:
             return RawDate(
                 before.start(), m.end(), int(year) if year else None, month, int(day) if day else None
             )
-        era = _ERA_BEFORE.search(text, max(0, start - 6), start)
-        if era and digits <= 4:
+        era = _ERA_BEFORE.search(text, max(0, start - 6), start) if digits <= 4 and head[-1] == "D" else None
+        if era:  # (its 'AD' or 'A.D.' ends `head`)
             return RawDate(era.start(), end, int(run.group()), None, None)
     if nxt in ("-", "/", "."):
         m = _ISO.match(text, start) if digits == 4 else _NUMERIC.match(text, start) if digits <= 2 else None
@@ -162,6 +172,8 @@ def parse_digits(token: str) -> float | None:
     """'1,234.5', '1.234,5', '1 000', "1'000", '3,5' -> floats; '2.3.1' (a version) -> None. One
     separator before exactly three digits is a thousands separator if it is ',' ('1,500') and a
     decimal point if it is '.' ('1.500' = 1.5): the English reading wins where both are possible."""
+    if token.isascii() and token.isdigit():  # most numbers: nothing to convert or split
+        return float(token)
     t = "".join(ascii_digits(token).replace("'", "").split())
     if t.isdigit():
         return float(t)
@@ -180,11 +192,12 @@ def parse_digits(token: str) -> float | None:
     return float(t.replace(seps[0], "")) if grouped and len(groups[-1]) == 3 else None
 
 
+@lru_cache(maxsize=4096)
 def noun_key(word: str) -> str:
     """What a number counts, folded so that '3 moons' and '4 moons' (or '3 спутника' and '5 спутников',
     by a 5-letter prefix; '3颗卫星' and '5颗卫星' by two characters) name the same thing; '' for a
     function word."""
-    if _IS_CJK.match(word):
+    if _is_cjk(word):
         return word[:2]
     w = (word.lower() if word.isascii() else fold(word)).removesuffix(".")
     if w in _NOUN_SKIP or len(w) < 3:
@@ -207,7 +220,7 @@ def read_after(text: str, raw: RawNumber) -> None:
     if token:
         word = token.group(1)
         scale = SCALES.get(word.casefold().removesuffix(".") if len(word) > 1 else word)
-        cjk_scale = SCALES.get(word[0]) if _IS_CJK.match(word) else None
+        cjk_scale = SCALES.get(word[0]) if _is_cjk(word) else None
         if (scale or cjk_scale) and (raw.currency or word.casefold() not in CURRENCY_ONLY_SCALES):
             raw.scale = scale or cjk_scale or 1.0
             raw.amount *= raw.scale
@@ -219,10 +232,13 @@ def read_after(text: str, raw: RawNumber) -> None:
         found = unit_of(word, text, start) if not raw.ordinal else None
         if found and not (word == "s" and start == raw.end and text[raw.end - 1] == "0"):  # '1990s': a decade
             raw.unit, raw.end = found
-        elif not raw.currency and (start > raw.end or _IS_CJK.match(word)):
+        elif not raw.currency and (start > raw.end or _is_cjk(word)):
             raw.noun = noun_key(word)
     if not raw.noun and raw.unit < 0 and not raw.currency:
-        named = _NAME_BEFORE.search(text, max(0, raw.start - 40), raw.start)
+        lookback = max(0, raw.start - 40)
+        named = (
+            None if text[lookback : raw.start].islower() else _NAME_BEFORE.search(text, lookback, raw.start)
+        )
         raw.noun = noun_key(named.group(1)) if named else ""
 
 
@@ -232,7 +248,7 @@ def _prefix(text: str, start: int) -> tuple[int, str, str]:
     if start and text[start - 1] in "-+−":
         begin, sign = start - 1, text[start - 1]
     at = begin - 1 if begin and text[begin - 1] in " \u00a0" else begin
-    if text.endswith(_CURRENCIES, max(0, at - 3), at):
+    if text[at - 1 : at] in _CURRENCY_ENDS and text.endswith(_CURRENCIES, max(0, at - 3), at):
         symbol = next(c for c in _CURRENCIES if text.endswith(c, max(0, at - 3), at))
         begin, currency = at - len(symbol), CURRENCY_BEFORE[symbol]
     if sign and not currency and text[begin - 1 : begin].isalnum():
@@ -252,7 +268,7 @@ def read_numbers(text: str, taken: Sequence[tuple[int, int]]) -> list[RawNumber]
             continue
         begin, currency, sign = _prefix(text, start)
         prev = text[begin - 1 : begin]
-        if (prev.isalnum() and not _IS_CJK.match(prev)) or prev in ("_", ".", ":"):
+        if (prev.isalnum() and not _is_cjk(prev)) or prev in ("_", ".", ":"):
             continue  # 'A380', 'v2', '10:30'
         if text[end : end + 1] == ":" or text[end : end + 2] in ("'s", "’s"):
             continue
@@ -265,7 +281,7 @@ def read_numbers(text: str, taken: Sequence[tuple[int, int]]) -> list[RawNumber]
             raw.ordinal, raw.end = True, suffix.end()
         read_after(text, raw)
         nxt = text[raw.end : raw.end + 1]
-        if raw.unit < 0 and raw.scale == 1.0 and nxt.isalpha() and not _IS_CJK.match(nxt):
+        if raw.unit < 0 and raw.scale == 1.0 and nxt.isalpha() and not _is_cjk(nxt):
             continue  # '3D', '5G', '1990s': an identifier or a decade, not a quantity
         found.append(raw)
     return found

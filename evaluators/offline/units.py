@@ -13,12 +13,13 @@ common forms in German, French, Spanish, Italian, Portuguese, Russian (by stem: 
 'километров'), Chinese and Japanese. The single letters m, g, t, l, h, s count only in lower case
 ('5G' is not five grams; 'L' is litres too), and 'pound' is a mass unless written £, GBP or
 'pounds sterling'. Units are looked up as whole tokens, never by regex alternation: a dictionary
-lookup per number keeps `quantities` cheap enough to run on every sentence.
+lookup per number (kept per token, `_spelling`) keeps `quantities` cheap enough for every sentence.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import NamedTuple
 
 
@@ -256,17 +257,25 @@ CURRENCY_PREFIX = "|".join(re.escape(c) for c in sorted(CURRENCY_BEFORE, key=len
 
 def unit_of(token: str, text: str, start: int) -> tuple[int, int] | None:
     """(index into UNITS, end) of the unit spelled by `token` (found at `start` in `text`), if any."""
-    if token[0] >= "\u3000":  # CJK: the longest unit the characters start with ('330米高')
-        for n in _CJK_UNIT_LENGTHS:
-            if n <= len(token) and token[:n] in _FOLDED:
-                return _FOLDED[token[:n]], start + n
-        return None
-    key = token.casefold().replace(" ", "")
-    multi = _MULTI.get(key[:3], []) + (_MULTI.get(key[:2], []) if len(key) > 2 else [])
+    multi, single = _spelling(token)
     for pattern, index in multi:
         match = pattern.match(text, start)
         if match:
             return index, match.end()
+    return (single[0], start + single[1]) if single else None
+
+
+@lru_cache(maxsize=4096)
+def _spelling(token: str) -> tuple[tuple[tuple[re.Pattern[str], int], ...], tuple[int, int] | None]:
+    """(multi-word spellings to try at the token, in order; (index, length) of the unit the token alone
+    spells): all that depends on the token alone, so that the words after numbers are looked up once."""
+    if token[0] >= "\u3000":  # CJK: the longest unit the characters start with ('330米高')
+        for n in _CJK_UNIT_LENGTHS:
+            if n <= len(token) and token[:n] in _FOLDED:
+                return (), (_FOLDED[token[:n]], n)
+        return (), None
+    key = token.casefold().replace(" ", "")
+    multi = tuple(_MULTI.get(key[:3], []) + (_MULTI.get(key[:2], []) if len(key) > 2 else []))
     bare = key.removesuffix(".")
     for candidate, length in ((key, len(token)), (bare, len(token) - len(key) + len(bare))):
         written = token[:length]
@@ -274,11 +283,11 @@ def unit_of(token: str, text: str, start: int) -> tuple[int, int] | None:
         if found is None and not (length == 1 and written.isascii() and written.isalpha()):  # 'm': cased only
             found = _FOLDED.get(candidate)
         if found is not None:
-            return found, start + length
+            return multi, (found, length)
     for cut in range(len(bare), max(len(bare) - 4, 2), -1):  # Russian stems: 'километров' -> 'километр'
         if bare[:cut] in _STEMS:
-            return _STEMS[bare[:cut]], start + len(bare)
-    return None
+            return multi, (_STEMS[bare[:cut]], len(bare))
+    return multi, None
 
 
 CARDINALS = {
