@@ -30,6 +30,9 @@ from evaluators.offline.quantity_reading import RawNumber, read_dates, read_numb
 from evaluators.offline.units import UNITS
 
 _DIGIT = re.compile(r"\d")
+# A number beyond this is no quantity to compare: read as a float it may be infinite, and an infinite
+# value would be 'the same' as any finite one (its difference is within an infinite tolerance).
+_READABLE = 1e100
 _EXACT = 1e-9  # relative tolerance for numbers written in the same unit: they must be equal
 _ROUNDING = 0.015  # across units ('1 mile' vs '1.6 km', '5 km' vs '3.1 miles') rounding is allowed,
 _CLEARLY = 0.03  # and only a gap beyond this is a contradiction ('4 weeks' vs '1 month' is 8 %)
@@ -122,6 +125,8 @@ def quantities(text: str) -> tuple[Quantity, ...]:
     if spelled:  # digit numbers come in order: number words (and dates, below) are sorted in
         raws = sorted([*raws, *spelled], key=lambda r: r.start)
     _share_units(text, raws)
+    if any(not abs(r.amount) < _READABLE for r in raws):  # a 400-digit number reads as infinity
+        raws = [r for r in raws if abs(r.amount) < _READABLE]
     if not found:  # no date
         return tuple([_from_raw(text, r) for r in raws])
     found += [_from_raw(text, r) for r in raws]

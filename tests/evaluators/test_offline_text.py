@@ -360,6 +360,14 @@ def test_identifiers_decades_times_and_versions_are_not_quantities() -> None:
     assert [q.value for q in quantities("COVID-19 cases fell 5-10%")] == [19.0, 5.0, 10.0]
 
 
+def test_a_number_too_large_to_read_supports_nothing() -> None:
+    """A 400-digit number reads as infinity as a float, and infinity was 'the same' as any number."""
+    huge = quantities(f"The table has {'9' * 400} rows and 12 columns.")
+    assert [q.text for q in huge] == ["12"]
+    claim = quantities("The table has 5 rows.")[0]
+    assert not any(supports(r, claim) for r in huge)
+
+
 def test_quantity_kinds_and_spans() -> None:
     text = "Apollo 11 landed on July 20, 1969, after 102 hours; it cost $25.4 billion."
     found = quantities(text)
