@@ -24,12 +24,13 @@ from evaluators.judges.base import (
     Verdict,
     VerdictTask,
 )
+from evaluators.offline.answer_words import HEAD_NOUNS
 from evaluators.offline.embedder import Embedder, make_embedder
 from evaluators.offline.features import FEATURE_NAMES, Evidence, GroundingFeaturizer, References, prepare
 from evaluators.offline.idf import IdfTable, default_idf
 from evaluators.offline.lexicon import abstention_topic
 from evaluators.offline.model import LogisticModel, load_models
-from evaluators.offline.question_type import HEAD_NOUNS, asked, supplies
+from evaluators.offline.question_type import asked, supplies
 from evaluators.offline.reasons import (
     absent_reason,
     answers_reason,
