@@ -138,16 +138,18 @@ for _a, _b in PAIRS:
         ANTONYMS[_kb] = ANTONYMS.get(_kb, frozenset()) | {_ka}
 
 
+@lru_cache(maxsize=65536)
+def _opposite_keys(ka: str) -> frozenset[str]:
+    """The keys of the words opposite a word with key `ka`: its listed antonyms, 'non-X' for X, and X
+    for 'non-X'."""
+    found = ANTONYMS.get(ka, frozenset()) | {f"non-{ka}"}
+    return (found | {ka[4:]} if ka.startswith("non-") else found) - {ka}
+
+
 def may_oppose(word: str, keys: frozenset[str]) -> bool:
     """False when no word whose `antonym_key` is in `keys` can be `word`'s opposite: a set lookup that
     spares `opposites` its pass over a window's words for the many claim words with none there."""
-    ka = antonym_key(word)
-    listed = ANTONYMS.get(ka)
-    return (
-        (listed is not None and not listed.isdisjoint(keys))
-        or f"non-{ka}" in keys
-        or (ka.startswith("non-") and ka[4:] in keys)
-    )
+    return not _opposite_keys(antonym_key(word)).isdisjoint(keys)
 
 
 def antonym(a: str, b: str) -> bool:
@@ -159,14 +161,8 @@ def antonym(a: str, b: str) -> bool:
 
 def opposites(word: str, others: Iterable[str]) -> list[str]:
     """The words of `others` that are `word`'s antonyms, in order (`word` is looked up once)."""
-    ka = antonym_key(word)
-    listed, negated = ANTONYMS.get(ka, frozenset()), f"non-{ka}"
-    found = []
-    for other in others:
-        kb = antonym_key(other)
-        if kb != ka and (kb in listed or ka == f"non-{kb}" or kb == negated):
-            found.append(other)
-    return found
+    keys = _opposite_keys(antonym_key(word))
+    return [other for other in others if antonym_key(other) in keys]
 
 
 # -- abstentions -------------------------------------------------------------------------------
