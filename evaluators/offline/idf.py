@@ -40,6 +40,7 @@ class IdfTable:
         self._idf: dict[
             str, float
         ] = {}  # filled on first use: a worker meets a few thousand stems of ~50,000
+        self._weight: dict[str, float] = {}  # `weight` of the stems met, likewise
         # Stems that are words, not names: frequent ones, and any the corpus writes in lower case.
         self.common = frozenset(
             s for s, d in df.items() if d >= _COMMON_DF_SHARE * n_docs or (self.names and s not in self.names)
@@ -57,7 +58,17 @@ class IdfTable:
     def weight(self, stem: str) -> float:
         """How much a word counts as evidence: IDF above the glue-word level, so that a paraphrase's
         'came out' or 'next' barely matters while a missing 'Mumbai' or '1962' dominates."""
-        return max(self(stem) - _WEIGHT_FLOOR_IDF, 0.25)
+        found = self._weight.get(stem)
+        if found is None:
+            found = max(self(stem) - _WEIGHT_FLOOR_IDF, 0.25)
+            if stem in self.df:  # (bounded by the table: numbers and codes are new stems each record)
+                self._weight[stem] = found
+        return found
+
+    def weights(self, stems: Iterable[str]) -> tuple[float, ...]:
+        """`weight` of each stem, the known ones looked up without a call (a node has ~60 stems)."""
+        known = self._weight
+        return tuple(known.get(s) or self.weight(s) for s in stems)  # (a weight is never 0)
 
     @property
     def max_weight(self) -> float:

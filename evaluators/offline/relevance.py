@@ -10,7 +10,7 @@ Features are computed by name and each model takes the ones it was trained on, s
 before the answer-type features existed still works (its verdicts just cannot see the type).
 
 Caching: each text's weighted stems are computed once (`_weighted_stems`: the question or answer is
-the reference of every item of a case), each stem's IDF weight once per table (`_StemWeights`), and
+the reference of every item of a case), each stem's IDF weight once per table (`IdfTable.weights`), and
 `verdicts` reads what the question asks and the reference's stems once per call, not once per item.
 """
 
@@ -120,30 +120,7 @@ def _weighted_stems(text: str, idf: IdfTable) -> WeightedStems:
     """A text's distinct content stems, their IDF weights and their set: once per text, since the
     question (or the answer) is the reference of every statement (or node) of a case."""
     stems = tuple(dict.fromkeys(stems_of(text)))
-    return stems, tuple(map(_stem_weights(idf).__getitem__, stems)), frozenset(stems)
-
-
-_WEIGHTS_KEPT = 65536  # stems whose weight is remembered (numbers and codes are new stems each record)
-
-
-class _StemWeights(dict[str, float]):
-    """`IdfTable.weight` by stem, remembered: a node's ~60 stems are mostly ones met before, and a
-    method call per stem was a third of the similarity features' time."""
-
-    def __init__(self, idf: IdfTable) -> None:
-        super().__init__()
-        self.idf = idf
-
-    def __missing__(self, stem: str) -> float:
-        if len(self) >= _WEIGHTS_KEPT:
-            self.clear()
-        weight = self[stem] = self.idf.weight(stem)
-        return weight
-
-
-@lru_cache(maxsize=16)
-def _stem_weights(idf: IdfTable) -> _StemWeights:
-    return _StemWeights(idf)
+    return stems, idf.weights(stems), frozenset(stems)
 
 
 def relevance_features(
