@@ -125,8 +125,7 @@ def quantities(text: str) -> tuple[Quantity, ...]:
     if spelled:  # digit numbers come in order: number words (and dates, below) are sorted in
         raws = sorted([*raws, *spelled], key=lambda r: r.start)
     _share_units(text, raws)
-    if any(not abs(r.amount) < _READABLE for r in raws):  # a 400-digit number reads as infinity
-        raws = [r for r in raws if abs(r.amount) < _READABLE]
+    raws = [r for r in raws if abs(r.amount) < _READABLE]  # a 400-digit number reads as infinity
     if not found:  # no date
         return tuple([_from_raw(text, r) for r in raws])
     found += [_from_raw(text, r) for r in raws]
