@@ -20,8 +20,8 @@ from typing import Protocol
 
 import numpy as np
 
+from evaluators.offline.claims import answer_claims
 from evaluators.offline.features import Evidence, GroundingFeaturizer, prepare
-from evaluators.offline.judge import answer_claims
 from evaluators.offline.model import LogisticModel
 
 TASK_FIELDS = {

@@ -12,9 +12,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 
-from evaluators.citations_parse import without_citations
 from evaluators.judges.base import (
     ExtractKind,
     JudgeInfo,
@@ -25,6 +23,7 @@ from evaluators.judges.base import (
     VerdictTask,
 )
 from evaluators.offline.answer_words import HEAD_NOUNS
+from evaluators.offline.claims import answer_claims
 from evaluators.offline.embedder import Embedder, make_embedder
 from evaluators.offline.features import FEATURE_NAMES, Evidence, GroundingFeaturizer, References, prepare
 from evaluators.offline.idf import IdfTable, default_idf
@@ -42,7 +41,7 @@ from evaluators.offline.reasons import (
 )
 from evaluators.offline.refusal import refusal_verdict
 from evaluators.offline.relevance import RelevanceScorer
-from evaluators.offline.sentences import clauses, sentences
+from evaluators.offline.sentences import sentences
 from evaluators.offline.text import entities, is_factual, is_noncommittal, numbers, stems_of
 from evaluators.scores import UndefinedScoreError
 
@@ -54,40 +53,6 @@ _ANSWERED_SOFT, _ANSWERED_RAREST_MISSING = 0.6, 0.3
 _SOFT_RECALL, _MAX_MISSING = FEATURE_NAMES.index("soft_recall_window"), FEATURE_NAMES.index("max_missing_idf")
 _QUESTION_MEMORY = 4096  # claims remembered with the question they answer (see `extract`)
 _NEEDS_LLM = "the offline judge cannot judge {what}: configure an LLM judge"
-
-
-_OPINION = re.compile(
-    r"^(?:(?:yes|yeah|yep|no|nope|ok|okay|oh|well|sure|absolutely|definitely|then|so|and|but|"
-    r"great|cool|awesome|wow)\b[\s,!.]*)*"
-    r"(?:(?:i|we)(?:'m|'ve| am| have| do| really| also| too| just| personally)*\s+"
-    r"(?:like|love|enjoy|prefer|adore|hate|dislike|am a (?:big )?fan|'m a (?:big )?fan|agree|hope)\b"
-    r"|you(?:'ll|'d| will| would| might| may| should| could)?(?: really| also| definitely)?\s+"
-    r"(?:love|like|enjoy|want to (?:check|see|watch|read|try))\b)",
-    re.IGNORECASE,
-)
-
-
-def answer_claims(text: str) -> list[str]:
-    """Claims of an answer: its factual sentences, split into clauses where they join facts, without
-    citation markers.
-
-    A taste ('I love crime fiction', 'you'll love X') is not a fact to ground, but what it names
-    must exist: such a clause is reduced to its names ('X'), or dropped when it names nothing."""
-    return list(_answer_claims(text))
-
-
-@lru_cache(maxsize=1024)
-def _answer_claims(answer: str) -> tuple[str, ...]:
-    """Cached by the text as given: hallucination splits each claim again for every passage."""
-    text = without_citations(answer)
-    claims: list[str] = []
-    for clause in (c for s in sentences(text) if is_factual(s) for c in clauses(s) if is_factual(c)):
-        opinion = _OPINION.match(clause)
-        if opinion:
-            claims.extend(entities(clause[opinion.end() :], common=default_idf().common))
-        else:
-            claims.append(clause)
-    return tuple(claims)
 
 
 class OfflineJudge:
