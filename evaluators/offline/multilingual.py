@@ -7,8 +7,8 @@ else here. The decisions that shape it:
   'Zurich': English text spells foreign names both ways) and stress marks from Cyrillic ('Па́вел'),
   but not from other scripts (Devanagari vowel signs, Cyrillic 'й' are letters), and 'ё' read as 'е'
   (Russian text writes both).
-- Letters of every script make words, with their combining marks. Python's `re` has no `\\p{L}`, so
-  the letter and mark classes are built from `unicodedata` the first time they are needed (~30 ms).
+- Letters of every script make words, with their combining marks (`script_tokens` builds the letter
+  and mark classes from `unicodedata`, and makes the tokens).
   Text that folds to ASCII once dashes, quotes and symbols are set aside (most non-ASCII English)
   takes the ASCII tokeniser instead, which is several times faster.
 - Han, kana and Hangul are written without spaces between words, so a "word" there is a character
@@ -39,14 +39,11 @@ KATAKANA = "\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff"
 HANGUL = "\uac00-\ud7af"
 CJK = f"{HAN}\u3041-\u309f{KATAKANA}{HANGUL}"
 GREEK = "\u0370-\u03ff\u1f00-\u1fff"
-_CJK_PART = re.compile(f"(?P<han>[{HAN}]+)|(?P<kata>[{KATAKANA}]+)|(?P<hangul>[{HANGUL}]+)")
-_HAN_BREAKS = re.compile("[的了是在和与及吗呢吧啊也而]")  # particles: a bigram across one is noise
 # Negation in CJK text, counted on the text (tokens are bigrams): 不/没 (Chinese, kanji), ない/ません/
 # なかっ (Japanese), 않/못/없/아니 (Korean).
 CJK_NEGATION = re.compile("不|没|沒|ない|なかっ|ません|않|못|없|아니")
-_CJK_BMP = CJK.replace("\U00020000-\U0002ffff", "")  # (scans: an astral range makes a class slow)
-_HAS_CJK = re.compile(f"[{_CJK_BMP}]")
-_SPECIAL_STOPS = re.compile(f"[{_CJK_BMP}{GREEK}。！？｡︒।॥؟۔።፧։]")
+CJK_BMP = CJK.replace("\U00020000-\U0002ffff", "")  # (scans: an astral range makes a class slow)
+_SPECIAL_STOPS = re.compile(f"[{CJK_BMP}{GREEK}。！？｡︒।॥؟۔።፧։]")
 
 _FRACTION_AFTER_DIGIT = re.compile("(\\d)(\\d\u2044)")
 _MAY_HAVE_ACCENTS = re.compile("[\u00c0-\u036f\u1e00-\u1eff]")  # one scan, then the exact sub:
@@ -67,7 +64,6 @@ _SEPARATOR_RANGES = (
 _NOT_SEPARATOR = re.compile(f"[^\x00-\x7f{_SEPARATOR_RANGES}]")
 _NOT_SEPARATOR_OR_ACCENT = re.compile(f"[^\x00-\x7f\u0300-\u036f{_SEPARATOR_RANGES}]")
 _COMBINING_ACCENT = re.compile("[\u0300-\u036f]+")
-_OTHER_DIGIT = re.compile(r"[^\x00-\x7f](?<=\d)")
 _LATIN_ONLY = re.compile(r"[\x00-\u024f\u0300-\u036f\u1e00-\u1eff]*")
 # Word tokens of lower-cased ASCII text. A hyphen splits words ('in-sync' -> 'in', 'sync') except
 # before a digit, where it joins a code ('b-52', 'covid-19', 's-6-a').
@@ -242,72 +238,3 @@ def token_text(lowered: str) -> tuple[str, bool]:
         return (plain if decomposed is lowered else plain.lower()), True  # ('ℌ' decomposes to 'H')
     folded = fold(lowered)
     return folded, not _NOT_SEPARATOR.search(folded)
-
-
-def cjk_tokens(run: str) -> list[str]:
-    """Tokens of a run of Han/kana/Hangul characters (see the module docstring for why bigrams)."""
-    found: list[str] = []
-    for match in _CJK_PART.finditer(_HAN_BREAKS.sub(" ", run)):
-        part = match.group()
-        if match.lastgroup == "kata" or len(part) == 1:
-            found.append(part)
-        else:
-            found.extend(part[i : i + 2] for i in range(len(part) - 1))
-    return found
-
-
-def unicode_words(folded: str) -> list[str]:
-    """Word tokens of folded non-ASCII text (from `token_text`), in order, digits as ASCII."""
-    plain, with_cjk = _token_patterns()
-    if not _HAS_CJK.search(folded):
-        found = plain.findall(folded)
-        return [ascii_digits(t) for t in found] if _OTHER_DIGIT.search(folded) else found
-    tokens: list[str] = []
-    for match in with_cjk.finditer(folded):
-        if match.lastgroup == "cjk":
-            tokens.extend(cjk_tokens(match.group()))
-        else:
-            tokens.append(ascii_digits(match.group()))
-    return tokens
-
-
-def _ranges(codepoints: list[int]) -> str:
-    """A regex character-class body for sorted code points, as ranges of \\U escapes."""
-    parts: list[str] = []
-    start = prev = codepoints[0]
-    for cp in [*codepoints[1:], -1]:
-        if cp != prev + 1:
-            parts.append(f"\\U{start:08x}" if start == prev else f"\\U{start:08x}-\\U{prev:08x}")
-            start = cp
-        prev = cp
-    return "".join(parts)
-
-
-@cache
-def _token_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """Words (letters of any script but CJK, with their marks and apostrophes) and numbers; the same
-    plus CJK runs. Only the BMP is scanned: beyond it a class becomes a slow list of ranges."""
-    letters: list[int] = []
-    marks: list[int] = []
-    cp = 0
-    while cp < 0x10000:
-        for lo, hi in ((0x3400, 0xA000), (0xAC00, 0xD7B0), (0xD800, 0xFB00)):  # CJK, surrogates, private
-            if lo <= cp < hi:
-                cp = hi
-        category = unicodedata.category(chr(cp))
-        if category[0] == "L" and not (0x3005 <= cp <= 0x3007 or 0x3040 <= cp <= 0x31FF):
-            letters.append(cp)
-        elif category[0] == "M":
-            marks.append(cp)
-        cp += 1
-    letter, mark = _ranges(letters), _ranges(marks)
-    word = f"[{letter}][{letter}{mark}']*(?:-(?=\\d)[{letter}{mark}\\d]+(?:-[{letter}{mark}\\d]+)*)?"
-    number = r"\d+(?:[.,:]\d+)*(?:st|nd|rd|th)?%?"
-    return re.compile(f"{word}|{number}"), re.compile(f"(?P<word>{word})|(?P<num>{number})|(?P<cjk>[{CJK}]+)")
-
-
-@cache
-def upper_class() -> str:
-    """Capital letters of the Latin, Greek and Cyrillic scripts, as a character-class body."""
-    scan = [*range(0x41, 0x5B), *range(0xC0, 0x530), *range(0x1E00, 0x2000)]
-    return _ranges([cp for cp in scan if unicodedata.category(chr(cp)) in ("Lu", "Lt")])

@@ -16,6 +16,7 @@ import unicodedata
 from functools import cache, lru_cache
 
 from evaluators.offline import multilingual as ml
+from evaluators.offline import script_tokens
 from evaluators.offline.number_words import spelled_numbers
 from evaluators.offline.units import BIG, CARDINALS, TENS
 
@@ -29,7 +30,7 @@ _NOT_CJK_WORD = "[^\\W\u3005-\u3007\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00
 _NUMBER_ANY_SCRIPT = re.compile(
     rf"(?<!{_NOT_CJK_WORD})(?<!\.)[-+]?\$?(\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.(\d+))?(%|st|nd|rd|th)?(?!{_NOT_CJK_WORD})"
 )
-_UPPER = ml.upper_class()
+_UPPER = script_tokens.upper_class()
 _NAME_WORD = rf"[{_UPPER}](?:[\w’'\-&\u0300-\u036f]|\.(?=[{_UPPER}]))*"  # (with combining accents: 'Па́вел')
 _CAPITALISED = re.compile(rf"\b{_NAME_WORD}(?:\s+(?:(?:of|de|la|van|von|the|and|for)\s+)?{_NAME_WORD})*")
 _NONCOMMITTAL = re.compile(
@@ -129,7 +130,7 @@ def words(text: str) -> list[str]:
     if lowered.isascii():
         return _ASCII_WORDS(lowered)
     folded, plain = ml.token_text(lowered)
-    return _ASCII_WORDS(folded) if plain else ml.unicode_words(folded)
+    return _ASCII_WORDS(folded) if plain else script_tokens.unicode_words(folded)
 
 
 def content_stems(text: str) -> list[str]:
@@ -159,7 +160,7 @@ def negation_count(text: str) -> int:
         lowered, plain = ml.token_text(lowered)
     if plain:
         return sum(1 for w in _UNSPLIT_WORD.findall(lowered) if w in NEGATIONS or w.endswith("n't"))
-    tokens = ml.unicode_words(_INNER_HYPHEN.sub("", lowered))
+    tokens = script_tokens.unicode_words(_INNER_HYPHEN.sub("", lowered))
     return sum(1 for w in tokens if w in NEGATIONS or w.endswith("n't")) + len(ml.CJK_NEGATION.findall(text))
 
 
