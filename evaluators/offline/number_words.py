@@ -10,7 +10,31 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from evaluators.offline.quantity_reading import RawNumber, overlaps, read_after
-from evaluators.offline.units import BIG, CARDINALS, NUMBER_WORD_NAMES, ORDINALS, TENS
+from evaluators.offline.units import words_of
+
+CARDINALS = {
+    w: v
+    for v, w in enumerate(
+        words_of(
+            "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+            "sixteen seventeen eighteen nineteen"
+        )
+    )
+}
+TENS = {w: 10 * i for i, w in enumerate(words_of("twenty thirty forty fifty sixty seventy eighty ninety"), 2)}
+BIG = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9, "trillion": 10**12}
+_FIRST_ORDINALS = (
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
+    "fifteenth sixteenth seventeenth eighteenth nineteenth"
+)
+ORDINALS: dict[str, int] = {
+    **{w: v for v, w in enumerate(words_of(_FIRST_ORDINALS), start=1)},
+    **{w.removesuffix("y") + "ieth": v for w, v in TENS.items()},
+    "hundredth": 100,
+    "thousandth": 1000,
+    "millionth": 10**6,
+}
+NUMBER_WORD_NAMES = (*CARDINALS, *TENS, *BIG, *ORDINALS, "dozen", "half")
 
 
 def _trie(words: Iterable[str]) -> str:

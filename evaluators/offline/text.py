@@ -17,8 +17,7 @@ from functools import cache, lru_cache
 
 from evaluators.offline import multilingual as ml
 from evaluators.offline import script_tokens
-from evaluators.offline.number_words import spelled_numbers
-from evaluators.offline.units import BIG, CARDINALS, TENS
+from evaluators.offline.number_words import BIG, CARDINALS, TENS, spelled_numbers
 
 # Negations are counted on unsplit words: 'not-for-profit' and 'no-nonsense' negate nothing.
 _ASCII_WORDS = ml.ASCII_WORD.findall

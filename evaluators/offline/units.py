@@ -1,4 +1,4 @@
-"""The tables behind `quantities`: units and their spellings, currencies, scale words, number words.
+"""The tables behind `quantities`: units and their spellings, currencies and scale words.
 
 A unit converts to its dimension's base unit, so that values compare across spellings ('5 km' and
 '5,000 metres' are both 5000 m):
@@ -288,28 +288,3 @@ def _spelling(token: str) -> tuple[tuple[tuple[re.Pattern[str], int], ...], tupl
         if bare[:cut] in _STEMS:
             return multi, (_STEMS[bare[:cut]], len(bare))
     return multi, None
-
-
-CARDINALS = {
-    w: v
-    for v, w in enumerate(
-        words_of(
-            "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-            "sixteen seventeen eighteen nineteen"
-        )
-    )
-}
-TENS = {w: 10 * i for i, w in enumerate(words_of("twenty thirty forty fifty sixty seventy eighty ninety"), 2)}
-BIG = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9, "trillion": 10**12}
-_FIRST_ORDINALS = (
-    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
-    "fifteenth sixteenth seventeenth eighteenth nineteenth"
-)
-ORDINALS: dict[str, int] = {
-    **{w: v for v, w in enumerate(words_of(_FIRST_ORDINALS), start=1)},
-    **{w.removesuffix("y") + "ieth": v for w, v in TENS.items()},
-    "hundredth": 100,
-    "thousandth": 1000,
-    "millionth": 10**6,
-}
-NUMBER_WORD_NAMES = (*CARDINALS, *TENS, *BIG, *ORDINALS, "dozen", "half")
