@@ -7,13 +7,16 @@ scope per case and one per metric, and asyncio copies the context into each task
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import logging
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Literal
 
 from evaluators.judges.base import Usage
+
+log = logging.getLogger(__name__)
 
 _scopes: ContextVar[tuple[Usage, ...]] = ContextVar("evaluators_usage_scopes", default=())
 
@@ -88,3 +91,42 @@ def price_of(prices: Mapping[str, Price], model: str) -> Price | None:
         return prices[model]
     matches = [name for name in prices if model.startswith(name)]
     return prices[max(matches, key=len)] if matches else None
+
+
+class CallLedger:
+    """One judge's calls, each counted once: its usage into the judge's `total` and the open scopes
+    (`record_usage`), its record to the collector's hook. A hook that fails never breaks judging."""
+
+    def __init__(
+        self, judge: str, prices: Mapping[str, Price], on_call: Callable[[CallRecord], None] | None
+    ) -> None:
+        self.judge, self.prices, self.on_call = judge, prices, on_call
+        self.total = Usage()
+
+    def cost(self, model: str, prompt_tokens: int, completion_tokens: int) -> float:
+        """USD for the tokens at the model's price; 0.0 for a model without a known price."""
+        price = price_of(self.prices, model)
+        if price is None:
+            return 0.0
+        return (
+            prompt_tokens * price.prompt_per_million + completion_tokens * price.completion_per_million
+        ) / 1e6
+
+    def add(self, record: CallRecord, *, cached: bool = False) -> None:
+        billed = (
+            record.prompt_tokens or record.completion_tokens or record.outcome in ("ok", "invalid_output")
+        )
+        usage = Usage(
+            calls=1 if billed else 0,
+            prompt_tokens=record.prompt_tokens,
+            completion_tokens=record.completion_tokens,
+            cost_usd=record.cost_usd,
+            cached_calls=1 if cached else 0,
+        )
+        self.total.add(usage)
+        record_usage(usage)
+        if self.on_call is not None:
+            try:
+                self.on_call(record)
+            except Exception:  # a metrics hook must never break judging
+                log.exception("on_call hook failed")

@@ -28,6 +28,7 @@ from evaluators.judges.base import (
     VerdictCheck,
     VerdictTask,
 )
+from evaluators.judges.replies import TokenLogprobs, UserContent
 from evaluators.judges.schemas import (
     ChecksReply,
     ItemsReply,
@@ -38,7 +39,7 @@ from evaluators.judges.schemas import (
     VerdictReply,
     VerdictsReply,
 )
-from evaluators.judges.transport import ChatTransport, StructuredMode, TokenLogprobs, UserContent
+from evaluators.judges.transport import ChatTransport, StructuredMode
 
 _CHECK_NAMES = "ABCDEFGH"
 
@@ -89,7 +90,7 @@ class OpenAIJudge:
         )
 
     def usage(self) -> Usage:
-        total = self._transport.total
+        total = self._transport.ledger.total
         return total.copy()
 
     async def extract(

@@ -15,17 +15,25 @@ import random
 import re
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 import openai
 from openai.types.chat import ChatCompletionMessageParam
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
-from evaluators.judges.accounting import CallOutcome, CallRecord, Price, price_of, record_usage
-from evaluators.judges.base import JudgeError, Usage
+from evaluators.judges.accounting import CallLedger, CallOutcome, CallRecord, Price
+from evaluators.judges.base import JudgeError
 from evaluators.judges.cache import ReplyCache, request_key
 from evaluators.judges.prompts import schema_hint
+from evaluators.judges.replies import (
+    StructuredReply,
+    TimedResponse,
+    UserContent,
+    has_images,
+    short_error,
+    token_logprobs,
+    validate_reply,
+)
 from evaluators.judges.schemas import strict_schema
 
 log = logging.getLogger(__name__)
@@ -35,27 +43,6 @@ M = TypeVar("M", bound=BaseModel)
 
 StructuredMode = Literal["auto", "json_schema", "json_object", "prompt"]
 _MODES: tuple[StructuredMode, ...] = ("json_schema", "json_object", "prompt")
-
-
-# A user message's content: text, or OpenAI content parts ({"type": "text", "text": ...},
-# {"type": "image_url", "image_url": {"url": ...}}) when images go along.
-UserContent = str | list[dict[str, Any]]
-
-
-def _has_images(user: UserContent) -> bool:
-    return not isinstance(user, str) and any(part.get("type") == "image_url" for part in user)
-
-
-TokenLogprobs = tuple[
-    tuple[str, tuple[tuple[str, float], ...]], ...
-]  # (token, ((alternative, logprob), ...))
-
-
-@dataclass(frozen=True, slots=True)
-class StructuredReply:
-    value: Any
-    content: str
-    logprobs: TokenLogprobs | None = None
 
 
 class ChatTransport:
@@ -81,11 +68,9 @@ class ChatTransport:
         self.max_retries = max_retries
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
-        self.prices = prices
         self.cache = ReplyCache(cache_size)
         self.structured_output = structured_output
-        self.on_call = on_call
-        self.total = Usage()
+        self.ledger = CallLedger(judge_name, prices, on_call)
         self._mode_index = 0 if structured_output == "auto" else _MODES.index(structured_output)
         self.logprobs_supported = True
 
@@ -108,10 +93,10 @@ class ChatTransport:
         key = request_key([self.model, system, user, reply_model.__name__, logprobs, temperature])
         cached = self.cache.get(key)
         if cached is not None:
-            self._account(CallRecord(self.judge_name, self.model, operation, "cached", 0.0), cached=True)
+            self.ledger.add(CallRecord(self.judge_name, self.model, operation, "cached", 0.0), cached=True)
             return cached
         schema = strict_schema(reply_model)
-        images = _has_images(user)
+        images = has_images(user)
         mode_index = self._mode_index
         while True:
             mode = _MODES[mode_index]
@@ -136,7 +121,7 @@ class ChatTransport:
         if mode_index > self._mode_index:  # images passed in a plainer mode: the mode was refused
             self._mode_index = mode_index
         content = response.content
-        value, problem = _validate(content, reply_model, check)
+        value, problem = validate_reply(content, reply_model, check)
         if problem is not None:
             repair: list[ChatCompletionMessageParam] = [
                 *messages,
@@ -152,12 +137,12 @@ class ChatTransport:
                 operation, repair, self._format_kwargs(operation, schema, mode, False), temperature
             )
             content = response.content
-            value, problem = _validate(content, reply_model, check)
+            value, problem = validate_reply(content, reply_model, check)
             if problem is not None:
                 self._account_response(operation, response, "invalid_output")
                 raise JudgeError(f"{operation}: invalid judge output after one repair: {problem}")
         self._account_response(operation, response, "ok")
-        reply = StructuredReply(value, content, _token_logprobs(response.response))
+        reply = StructuredReply(value, content, token_logprobs(response.response))
         self.cache.put(key, reply)
         return reply
 
@@ -206,7 +191,7 @@ class ChatTransport:
         messages: list[ChatCompletionMessageParam],
         extra: dict[str, Any],
         temperature: float,
-    ) -> _Timed:
+    ) -> TimedResponse:
         async def call() -> Any:
             return await self.client.chat.completions.create(
                 model=self.model,
@@ -216,7 +201,7 @@ class ChatTransport:
                 **extra,
             )
 
-        return _Timed(*await self._with_retries(operation, call))
+        return TimedResponse(*await self._with_retries(operation, call))
 
     # -- embeddings --------------------------------------------------------------------------------
     async def embed(self, texts: Sequence[str], model: str) -> list[list[float]]:
@@ -225,7 +210,7 @@ class ChatTransport:
 
         response, latency, attempt = await self._with_retries("embed", call)
         prompt_tokens = response.usage.prompt_tokens if response.usage else 0
-        self._account(
+        self.ledger.add(
             CallRecord(
                 self.judge_name,
                 model,
@@ -234,7 +219,7 @@ class ChatTransport:
                 latency,
                 prompt_tokens,
                 0,
-                self._cost(model, prompt_tokens, 0),
+                self.ledger.cost(model, prompt_tokens, 0),
                 attempt,
             )
         )
@@ -252,17 +237,8 @@ class ChatTransport:
             try:
                 return await call(), time.monotonic() - started, attempt
             except openai.BadRequestError as error:
-                self._account(
-                    CallRecord(
-                        self.judge_name,
-                        self.model,
-                        operation,
-                        "bad_request",
-                        time.monotonic() - started,
-                        attempt=attempt,
-                    )
-                )
-                raise _Rejected(self._scrub(_short(error))) from None
+                self._failed(operation, "bad_request", started, attempt)
+                raise _Rejected(self._scrub(short_error(error))) from None
             except openai.RateLimitError as error:
                 outcome, retry_after = "rate_limited", _retry_after(error)
             except openai.APITimeoutError:
@@ -271,33 +247,22 @@ class ChatTransport:
                 outcome = "connection_error"
             except openai.APIStatusError as error:
                 if error.status_code < 500 and error.status_code not in (408, 409):
-                    self._account(
-                        CallRecord(
-                            self.judge_name,
-                            self.model,
-                            operation,
-                            "client_error",
-                            time.monotonic() - started,
-                            attempt=attempt,
-                        )
-                    )
+                    self._failed(operation, "client_error", started, attempt)
                     raise JudgeError(
-                        f"{operation}: HTTP {error.status_code}: {self._scrub(_short(error))}"
+                        f"{operation}: HTTP {error.status_code}: {self._scrub(short_error(error))}"
                     ) from None
                 outcome = "server_error"
-            self._account(
-                CallRecord(
-                    self.judge_name,
-                    self.model,
-                    operation,
-                    outcome,
-                    time.monotonic() - started,
-                    attempt=attempt,
-                )
-            )
+            self._failed(operation, outcome, started, attempt)
             if attempt <= self.max_retries:
                 await asyncio.sleep(self._backoff(attempt, retry_after))
         raise JudgeError(f"{operation}: gave up after {self.max_retries + 1} attempts ({outcome})")
+
+    def _failed(self, operation: str, outcome: CallOutcome, started: float, attempt: int) -> None:
+        """A request that got no usable response: counted, with no tokens."""
+        record = CallRecord(
+            self.judge_name, self.model, operation, outcome, time.monotonic() - started, attempt=attempt
+        )
+        self.ledger.add(record)
 
     def _scrub(self, text: str) -> str:
         """An error body may quote the credentials (some gateways echo the Authorization header):
@@ -312,19 +277,11 @@ class ChatTransport:
             return min(retry_after, self.max_backoff_s)
         return min(self.max_backoff_s, self.backoff_s * 2 ** (attempt - 1)) * (0.5 + random.random() / 2)
 
-    def _cost(self, model: str, prompt_tokens: int, completion_tokens: int) -> float:
-        price = price_of(self.prices, model)
-        if price is None:
-            return 0.0
-        return (
-            prompt_tokens * price.prompt_per_million + completion_tokens * price.completion_per_million
-        ) / 1e6
-
-    def _account_response(self, operation: str, timed: _Timed, outcome: CallOutcome) -> None:
+    def _account_response(self, operation: str, timed: TimedResponse, outcome: CallOutcome) -> None:
         usage = getattr(timed.response, "usage", None)
         prompt = (usage.prompt_tokens or 0) if usage else 0
         completion = (usage.completion_tokens or 0) if usage else 0
-        self._account(
+        self.ledger.add(
             CallRecord(
                 self.judge_name,
                 self.model,
@@ -333,68 +290,14 @@ class ChatTransport:
                 timed.latency_s,
                 prompt,
                 completion,
-                self._cost(self.model, prompt, completion),
+                self.ledger.cost(self.model, prompt, completion),
                 timed.attempt,
             )
         )
 
-    def _account(self, record: CallRecord, *, cached: bool = False) -> None:
-        billed = (
-            record.prompt_tokens or record.completion_tokens or record.outcome in ("ok", "invalid_output")
-        )
-        usage = Usage(
-            calls=1 if billed else 0,
-            prompt_tokens=record.prompt_tokens,
-            completion_tokens=record.completion_tokens,
-            cost_usd=record.cost_usd,
-            cached_calls=1 if cached else 0,
-        )
-        self.total.add(usage)
-        record_usage(usage)
-        if self.on_call is not None:
-            try:
-                self.on_call(record)
-            except Exception:  # a metrics hook must never break judging
-                log.exception("on_call hook failed")
-
-
-@dataclass(frozen=True, slots=True)
-class _Timed:
-    response: Any
-    latency_s: float
-    attempt: int
-
-    @property
-    def content(self) -> str:
-        choices = getattr(self.response, "choices", None) or []
-        return (choices[0].message.content or "") if choices else ""
-
 
 class _Rejected(Exception):
     """HTTP 400: the endpoint does not accept this request shape (e.g. no json_schema support)."""
-
-
-def _validate(
-    content: str, reply_model: type[M], check: Callable[[M], str | None] | None
-) -> tuple[M | None, str | None]:
-    try:
-        value = reply_model.model_validate_json(content)
-    except ValidationError as error:
-        return None, _short(error)
-    problem = check(value) if check else None
-    return (value, None) if problem is None else (None, problem)
-
-
-def _token_logprobs(response: Any) -> TokenLogprobs | None:
-    choices = getattr(response, "choices", None) or []
-    choice_logprobs = getattr(choices[0], "logprobs", None) if choices else None
-    content = getattr(choice_logprobs, "content", None) if choice_logprobs else None
-    if not content:
-        return None
-    return tuple(
-        (token.token, tuple((alt.token, alt.logprob) for alt in (token.top_logprobs or ())))
-        for token in content
-    )
 
 
 def _retry_after(error: openai.APIStatusError) -> float | None:
@@ -407,8 +310,3 @@ def _retry_after(error: openai.APIStatusError) -> float | None:
 
 # Bearer tokens and OpenAI-style keys (sk-...), wherever an error body quotes them.
 _CREDENTIALS = re.compile(r"(?i)\b(bearer\s+)\S+|\bsk-[A-Za-z0-9_\-]{8,}")
-
-
-def _short(error: Exception, limit: int = 300) -> str:
-    text = " ".join(str(error).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
