@@ -110,20 +110,19 @@ _WORD = re.compile(r"\w+")
 
 
 def source_passages(statements: Sequence[str], passages: Sequence[str]) -> list[list[int]]:
-    """The passage each statement was split from: the one sharing most of its words (statements are
-    extracted from all passages at once, in one judge call, so the judge does not say which)."""
+    """The passage each statement was split from: the first one holding all its words, else the first
+    sharing most of them (statements are extracted from all passages at once, in one judge call, so
+    the judge does not say which). The containment test builds no set: most statements pass it."""
     pools = [set(_WORD.findall(p.lower())) for p in passages]
     sources: list[list[int]] = []
     for statement in statements:
         words = set(_WORD.findall(statement.lower()))
-        best, source = 0, 0
-        for k, pool in enumerate(pools):
-            overlap = len(words & pool)
-            if overlap > best:
-                best, source = overlap, k
-                if overlap == len(words):  # no later passage can share more: the first best it is
-                    break
-        sources.append([source] if best > 0 else [])
+        source = next((k for k, pool in enumerate(pools) if words <= pool), None) if words else None
+        if source is None:
+            overlaps = [len(words & pool) for pool in pools]
+            best = max(overlaps, default=0)
+            source = overlaps.index(best) if best else None
+        sources.append([] if source is None else [source])
     return sources
 
 

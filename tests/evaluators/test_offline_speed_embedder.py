@@ -21,7 +21,10 @@ from evaluators.offline.embedder import (
     TOKENIZES_BY_WORD,
     VectorCache,
     WordLlamaTable,
+    _pieces,
     _tokenizes_by_word,
+    _words,
+    load_wordllama,
     vector_cache,
     wordllama_model,
 )
@@ -86,6 +89,35 @@ def test_tokenizing_word_by_word_gives_the_ids_of_the_whole_text() -> None:
         assert [
             ids for start in range(0, len(texts), 50) for ids in table.token_ids(texts[start : start + 50])
         ] == expected
+
+
+def sentences(seed: int, n: int) -> list[str]:
+    """Random texts of words joined by single spaces (the texts `_words` splits the fast way)."""
+    rng = random.Random(seed)
+    letters = [*"abcxyz.,-'’é日🚀1<>/\n\t", "\u00a0", "the", "ing"]
+
+    def word() -> str:
+        return "".join(rng.choice(letters) for _ in range(rng.randint(1, 8)))
+
+    return [" ".join(word() for _ in range(rng.randint(1, 12))) for _ in range(n)]
+
+
+def test_splitting_on_single_spaces_gives_the_words_the_pieces_give() -> None:
+    texts = [*TEXTS, *fuzz(4, 3000), *sentences(5, 3000), "a", "a b", " a", "a ", "a  b", "a ▁b", "▁"]
+    assert [_words(t) for t in texts] == [_pieces(t) for t in texts]
+    assert sum("" not in t.split(" ") and "▁" not in t for t in texts) > 3000  # the fast way is taken
+
+
+def test_new_words_tokenized_in_one_text_get_the_ids_each_gets_alone() -> None:
+    table = load_wordllama()  # its own word cache
+    texts = [*TEXTS, *fuzz(6, 2000), *sentences(7, 2000)]
+    texts = [t for t in texts if not any(s in t for s in table._specials)]  # those go whole
+    words = sorted({w for t in texts for w in _words(t)} - {""})  # '' (a trailing space) is never missing
+    assert sum(w[0] not in " ▁" for w in words) > 1000 and sum(w[0] in " ▁" for w in words) > 50
+    alone = dict(zip(words, table._whole(words), strict=True))
+    assert table._word_ids(words) == alone
+    table._word_starts = frozenset()  # cuts that cannot be right fall back to one text per word
+    assert table._word_ids(words) == alone
 
 
 def test_the_packaged_tokenizer_taken_as_word_by_word_is_proven_so() -> None:
