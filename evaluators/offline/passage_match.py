@@ -97,7 +97,7 @@ def _soft_vectors(terms: Terms) -> tuple[np.ndarray, dict[int, int]]:
     return found, rows
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=1024)
 def window_vocabulary(text: str) -> tuple[tuple[str, ...], np.ndarray]:
     """A window's content words (surface form, for vectors) and their vectors, once per window."""
     found = window_words(text)
