@@ -47,6 +47,10 @@ FEATURE_NAMES: tuple[str, ...] = (
 _SOFT_WINDOWS = 3  # soft alignment runs on the windows with the best exact recall only (speed)
 _SOFT_FULL = 0.5  # a soft match at least this strong counts as found (for 'missing' words)
 _OWN_SENTENCE = 0.8  # polarity is compared with a sentence matching this share of the best window's recall
+# Soft recalls this close are a tie (kept: the window with the better exact recall, then the tighter one).
+# Windows with the same best words differ only by float32 rounding, which depends on the shape of each
+# product (BLAS picks its kernels by CPU): without this, the CPU would choose the window a reason quotes.
+_SOFT_TIE = 1e-6
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +138,7 @@ class GroundingFeaturizer:
         soft_best, soft_novel, soft_window, soft_per_word = 0.0, 0.0, best, np.zeros(len(stems))
         for i in sorted(range(n_windows), key=lambda i: -recalls[i])[:_SOFT_WINDOWS]:
             soft = soft_scores(terms, refs.windows[i], pools[i])
-            if soft_window is None or soft.recall > soft_best:
+            if soft_window is None or soft.recall > soft_best + _SOFT_TIE:
                 soft_best, soft_window, soft_per_word = soft.recall, refs.windows[i], soft.matches
             soft_novel = max(soft_novel, soft.novel_recall)
         node_recalls = [p.passage for p in scores]
