@@ -31,7 +31,7 @@ def _table() -> tuple[Any, np.ndarray]:
     if _TABLE is None:
         with _LOCK:
             if _TABLE is None:
-                from evaluators.offline.embedder import wordllama_model
+                from evaluators.offline.wordllama_table import wordllama_model
 
                 model = wordllama_model()
                 table = np.asarray(model.embedding, dtype=np.float32)

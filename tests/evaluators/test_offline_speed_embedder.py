@@ -17,15 +17,14 @@ import pytest
 from evaluators import TestCase, create_metric, evaluate
 from evaluators.judges.base import VerdictTask
 from evaluators.offline import OfflineJudge
-from evaluators.offline.embedder import (
+from evaluators.offline.embedder import VectorCache, vector_cache
+from evaluators.offline.wordllama_table import (
     TOKENIZES_BY_WORD,
-    VectorCache,
     WordLlamaTable,
     _pieces,
     _tokenizes_by_word,
     _words,
     load_wordllama,
-    vector_cache,
     wordllama_model,
 )
 
