@@ -13,36 +13,21 @@ table (a word's tokens averaged), so no sentence model runs here.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
 
 import numpy as np
 
+from evaluators.offline.wordllama_table import wordllama_model
+
 _LOW, _HIGH = 0.25, 0.65  # cosine at or below _LOW is no match, at or above _HIGH a full one
-_LOCK = threading.Lock()
-_TABLE: tuple[Any, np.ndarray] | None = None
-
-
-def _table() -> tuple[Any, np.ndarray]:
-    """The wordllama tokenizer and its unit-normalised token table, loaded once per process."""
-    global _TABLE
-    if _TABLE is None:
-        with _LOCK:
-            if _TABLE is None:
-                from evaluators.offline.wordllama_table import wordllama_model
-
-                model = wordllama_model()
-                table = np.asarray(model.embedding, dtype=np.float32)
-                _TABLE = (model.tokenizer, table)
-    return _TABLE
 
 
 @lru_cache(maxsize=16384)  # ~16 MB: the words of recent passages and claims
 def _vector(word: str) -> np.ndarray:
-    tokenizer, table = _table()
-    ids = tokenizer.encode(word, add_special_tokens=False).ids or [0]
+    model = wordllama_model()
+    ids = model.token_ids([word])[0] or [0]  # the embedder's word ids: those of the word encoded alone
+    table = model.embedding
     row = table[ids[0]] if len(ids) == 1 else table[ids].mean(axis=0)
     norm = float(np.linalg.norm(row))
     row = row / norm if norm > 0 else row
@@ -53,7 +38,7 @@ def _vector(word: str) -> np.ndarray:
 def vectors(words: Sequence[str]) -> np.ndarray:
     """Unit vectors, one row per word (the mean of its token rows)."""
     if not words:
-        return np.zeros((0, _table()[1].shape[1]), dtype=np.float32)
+        return np.zeros((0, wordllama_model().embedding.shape[1]), dtype=np.float32)
     return np.array([_vector(w) for w in words])  # as np.stack, four times faster on a few rows
 
 

@@ -259,3 +259,18 @@ def test_the_five_metrics_score_the_same_cold_warm_and_without_the_cache(referen
         outcomes(cases, OfflineJudge()) == before
     )  # cold: these questions and answers never embedded before
     assert outcomes(cases, OfflineJudge()) == before  # warm
+
+
+def test_a_word_alone_gets_the_ids_its_encoding_alone_gives() -> None:
+    """Soft alignment reads a word's ids from the embedder's word cache (`alignment._vector`): they
+    must be the tokenizer's for the word alone, whatever the word (the judge's `words` of any script,
+    '▁', special tokens, digits)."""
+    from evaluators.offline.text import words
+
+    table = load_wordllama()
+    found = {w for t in [*TEXTS, *fuzz(8, 300)] for w in [*words(t), *t.split()]}
+    found |= {"▁", "a▁b", "▁x", "<s>", "</s>", "<unk>", "x<s>y", "1889", "Zürich", "東京", "ℌ"}
+    found = sorted(found - {""})
+    assert len(found) > 500
+    expected = [table.tokenizer.encode(w, add_special_tokens=False).ids for w in found]
+    assert [table.token_ids([w])[0] for w in found] == expected
