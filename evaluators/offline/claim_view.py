@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import compress
+from itertools import compress, count
 
 import numpy as np
 
@@ -154,6 +154,8 @@ class Terms:
     weights: np.ndarray
     novel_mask: np.ndarray  # not already in the question
     softable: tuple[bool, ...]  # may be matched by a synonym (not a number, a name or an amount)
+    soft_words: tuple[str, ...]  # the surface of those words, in order
+    soft_at: tuple[int, ...]  # per word, its position in `soft_words` (-1: not softable)
     weight_list: tuple[float, ...]  # `weights` as Python floats (exact recalls sum them in order)
     novel_list: tuple[float, ...]  # the weight of each novel word, 0.0 for the others
     word_list: tuple[float, ...]  # the weight of each word, 0.0 for the amounts (they may be swapped)
@@ -232,6 +234,8 @@ def _terms(view: ClaimView, supported: tuple[bool, ...]) -> Terms:
     weight_list, novel_list = tuple(weights.tolist()), tuple((weights * novel_mask).tolist())
     word_list = tuple(0.0 if s in amounts else w for s, w in zip(stems, weight_list, strict=True))
     novel_weights = None if novel_mask.all() else weights[novel_mask]
+    softable = tuple(not w[0].isdigit() and w not in view.name_words and w not in amounts for w in surface)
+    position = count()
     for array in (weights, novel_mask, novel_weights):
         if array is not None:
             array.setflags(write=False)
@@ -244,7 +248,9 @@ def _terms(view: ClaimView, supported: tuple[bool, ...]) -> Terms:
         amount_tokens=frozenset(amounts),
         weights=weights,
         novel_mask=novel_mask,
-        softable=tuple(not w[0].isdigit() and w not in view.name_words and w not in amounts for w in surface),
+        softable=softable,
+        soft_words=tuple(compress(surface, softable)),
+        soft_at=tuple(next(position) if ok else -1 for ok in softable),
         weight_list=weight_list,
         novel_list=novel_list,
         word_list=word_list,

@@ -69,37 +69,45 @@ class SoftScores:
 
 
 def soft_scores(terms: Terms, window: Window, pool: frozenset[str]) -> SoftScores:
-    return _soft_scores(terms, window.text, pool)
+    return _soft_scores(terms, window.sentences, pool)
 
 
 @lru_cache(maxsize=2048)
-def _soft_scores(terms: Terms, text: str, pool: frozenset[str]) -> SoftScores:
+def _soft_scores(terms: Terms, sentences: tuple[str, ...], pool: frozenset[str]) -> SoftScores:
     matches = np.array([1.0 if s in pool else 0.0 for s in terms.stems])
     todo = [i for i, s in enumerate(terms.stems) if s not in pool and terms.softable[i]]
     if todo:
-        vocabulary, window_vectors = window_vocabulary(text)
-        if vocabulary:
-            # The rows of the words to match, gathered (a copy: the same matrix `alignment.vectors`
-            # would stack, so the same products to the last bit; BLAS results depend on shapes).
-            vectors, rows = _soft_vectors(terms)
-            claim = vectors.take([rows[i] for i in todo], axis=0)
-            matches[todo] = alignment.soft_matches(claim, window_vectors)
+        # A window's words are its sentences': a word's best match in a pair is the better of its
+        # best matches in each sentence, computed once per sentence for the sentence and both pairs.
+        first, *rest = (sentence_soft(terms.soft_words, s) for s in sentences)
+        best = np.maximum(first, rest[0]) if rest else first
+        matches[todo] = best[[terms.soft_at[i] for i in todo]]
     matches.setflags(write=False)
     return SoftScores(matches, terms.soft_recall(matches), terms.soft_novel_recall(matches))
 
 
-@lru_cache(maxsize=1024)
-def _soft_vectors(terms: Terms) -> tuple[np.ndarray, dict[int, int]]:
-    """Vectors of the words that may be matched softly, and each one's row by word position."""
-    rows = {i: row for row, i in enumerate(i for i, ok in enumerate(terms.softable) if ok)}
-    found = alignment.vectors([terms.surface[i] for i in rows])
+@lru_cache(maxsize=4096)
+def sentence_soft(words: tuple[str, ...], sentence: str) -> np.ndarray:
+    """Each word's soft match in the sentence: by the claim's words, not its `Terms`, which differ
+    for one claim against passages that do and do not state its amounts."""
+    vocabulary, sentence_vectors = window_vocabulary(sentence)
+    if not vocabulary:
+        return np.zeros(len(words), dtype=np.float32)
+    found = alignment.soft_matches(_vectors(words), sentence_vectors)
     found.setflags(write=False)
-    return found, rows
+    return found
+
+
+@lru_cache(maxsize=1024)
+def _vectors(words: tuple[str, ...]) -> np.ndarray:
+    found = alignment.vectors(words)
+    found.setflags(write=False)
+    return found
 
 
 @lru_cache(maxsize=1024)
 def window_vocabulary(text: str) -> tuple[tuple[str, ...], np.ndarray]:
-    """A window's content words (surface form, for vectors) and their vectors, once per window."""
+    """A sentence's content words (surface form, for vectors) and their vectors, once per sentence."""
     found = window_words(text)
     return found, alignment.vectors(found)
 

@@ -151,6 +151,7 @@ class Window:
     stems: frozenset[str]
     single: bool  # one sentence (negation is compared sentence to sentence)
     parts: tuple[str, ...]  # texts whose quantities together are the window's (see `reads_apart`)
+    sentences: tuple[str, ...]  # its sentences: (text,) for one, the two of a pair
 
     @property
     def quantities(self) -> tuple[Quantity, ...]:
@@ -179,7 +180,8 @@ def windows(reference: str, node: int) -> tuple[Window, ...]:
     found = _windows(reference)
     if node == 0:
         return found
-    return tuple(Window(node, w.text, w.stems, w.single, w.parts) for w in found)  # (`replace`: 4x slower)
+    # (`replace`: 4x slower)
+    return tuple(Window(node, w.text, w.stems, w.single, w.parts, w.sentences) for w in found)
 
 
 @lru_cache(maxsize=4096)
@@ -187,7 +189,7 @@ def _windows(reference: str) -> tuple[Window, ...]:
     """The windows of a passage as node 0, tokenised once whatever its position: hallucination
     judges each passage alone after faithfulness judged them together."""
     sents = sentences(reference) or (reference,)
-    singles = [Window(0, s, frozenset(stems_of(s)), True, (s,)) for s in sents]
+    singles = [Window(0, s, frozenset(stems_of(s)), True, (s,), (s,)) for s in sents]
     pairs = [_pair(a, b) for a, b in itertools.pairwise(singles)]
     return (*singles, *pairs)
 
@@ -195,7 +197,7 @@ def _windows(reference: str) -> tuple[Window, ...]:
 def _pair(a: Window, b: Window) -> Window:
     text = f"{a.text} {b.text}"
     parts = (a.text, b.text) if reads_apart(a.text, b.text) else (text,)
-    return Window(0, text, a.stems | b.stems, False, parts)
+    return Window(0, text, a.stems | b.stems, False, parts, (a.text, b.text))
 
 
 @lru_cache(maxsize=4096)
