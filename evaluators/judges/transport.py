@@ -208,7 +208,7 @@ class ChatTransport:
         async def call() -> Any:
             return await self.client.embeddings.create(model=model, input=list(texts), timeout=self.timeout_s)
 
-        response, latency, attempt = await self._with_retries("embed", call)
+        response, latency, attempt = await self._with_retries("embed", call, model)
         prompt_tokens = response.usage.prompt_tokens if response.usage else 0
         self.ledger.add(
             CallRecord(
@@ -229,7 +229,12 @@ class ChatTransport:
         return [list(item.embedding) for item in vectors]
 
     # -- retries and accounting --------------------------------------------------------------------
-    async def _with_retries(self, operation: str, call: Callable[[], Awaitable[R]]) -> tuple[R, float, int]:
+    async def _with_retries(
+        self, operation: str, call: Callable[[], Awaitable[R]], model: str | None = None
+    ) -> tuple[R, float, int]:
+        """`call`, retried on rate limits, timeouts, lost connections and server errors; each failed
+        attempt is recorded under the model it asked (`model`, default the chat model)."""
+        model = model or self.model
         outcome: CallOutcome = "connection_error"
         for attempt in range(1, self.max_retries + 2):
             started = time.monotonic()
@@ -237,7 +242,7 @@ class ChatTransport:
             try:
                 return await call(), time.monotonic() - started, attempt
             except openai.BadRequestError as error:
-                self._failed(operation, "bad_request", started, attempt)
+                self._failed(operation, model, "bad_request", started, attempt)
                 raise _Rejected(self._scrub(short_error(error))) from None
             except openai.RateLimitError as error:
                 outcome, retry_after = "rate_limited", _retry_after(error)
@@ -247,22 +252,20 @@ class ChatTransport:
                 outcome = "connection_error"
             except openai.APIStatusError as error:
                 if error.status_code < 500 and error.status_code not in (408, 409):
-                    self._failed(operation, "client_error", started, attempt)
+                    self._failed(operation, model, "client_error", started, attempt)
                     raise JudgeError(
                         f"{operation}: HTTP {error.status_code}: {self._scrub(short_error(error))}"
                     ) from None
                 outcome = "server_error"
-            self._failed(operation, outcome, started, attempt)
+            self._failed(operation, model, outcome, started, attempt)
             if attempt <= self.max_retries:
                 await asyncio.sleep(self._backoff(attempt, retry_after))
         raise JudgeError(f"{operation}: gave up after {self.max_retries + 1} attempts ({outcome})")
 
-    def _failed(self, operation: str, outcome: CallOutcome, started: float, attempt: int) -> None:
+    def _failed(self, operation: str, model: str, outcome: CallOutcome, started: float, attempt: int) -> None:
         """A request that got no usable response: counted, with no tokens."""
-        record = CallRecord(
-            self.judge_name, self.model, operation, outcome, time.monotonic() - started, attempt=attempt
-        )
-        self.ledger.add(record)
+        latency = time.monotonic() - started
+        self.ledger.add(CallRecord(self.judge_name, model, operation, outcome, latency, attempt=attempt))
 
     def _scrub(self, text: str) -> str:
         """An error body may quote the credentials (some gateways echo the Authorization header):

@@ -75,6 +75,21 @@ async def test_persistent_500_becomes_error(openai_server: ScriptedOpenAIServer)
     assert [c.outcome for c in calls] == ["server_error"] * 3
 
 
+async def test_a_failed_embedding_call_is_recorded_under_the_embedding_model(
+    openai_server: ScriptedOpenAIServer,
+) -> None:
+    """Per-model call counts and costs: a failed embedding request asked the embedding model, as a
+    successful one records, not the chat model."""
+    calls: list[CallRecord] = []
+    openai_server.fail_next("500")
+    judge = judge_for(openai_server, calls, embedding_model="scripted-embedder")
+    assert len(await judge.embed(["Paris", "France"])) == 2
+    assert [(c.operation, c.outcome, c.model) for c in calls] == [
+        ("embed", "server_error", "scripted-embedder"),
+        ("embed", "ok", "scripted-embedder"),
+    ]
+
+
 async def test_timeout_is_retried(openai_server: ScriptedOpenAIServer) -> None:
     calls: list[CallRecord] = []
     openai_server.hang_s = 2.0
