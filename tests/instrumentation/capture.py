@@ -72,11 +72,20 @@ def app_command(python: str, app: str, instrumentation: str, llm_base_url: str, 
     ]
 
 
-def capture(python: str, combination: tuple[str, str], llm_base_url: str, out: Path) -> None:
+def capture(
+    python: str,
+    combination: tuple[str, str],
+    llm_base_url: str,
+    out: Path,
+    *extra: str,
+    timeout: float = 300,
+) -> None:
     """Run one app in the venv, exporting nowhere, and write its capture into `out` (one clear line of
-    the app's stderr tail when it fails)."""
-    command = app_command(python, *combination, llm_base_url, "--endpoint", "none", "--capture", str(out))
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    the app's stderr tail when it fails). `extra`: more app options, e.g. `--corpus FILE`."""
+    command = app_command(
+        python, *combination, llm_base_url, "--endpoint", "none", "--capture", str(out), *extra
+    )
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     if result.returncode != 0:
         raise AssertionError(f"{combination_name(*combination)} failed: {result.stderr[-4000:]}")
 

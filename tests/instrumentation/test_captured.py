@@ -8,35 +8,30 @@ so an extraction change that breaks one shows in a second, with the exact field 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
-from collector.assemble import TraceAssembler
 from collector.conventions import explain, extract
-from collector.decode import decode, decode_logs
-from collector.offsets import NoAck
-from collector.spans import flatten, flatten_logs
+from testkit.captured import captured_traces
 from tests.instrumentation.capture import COMBINATIONS, FIXTURES, combination_name
 from tests.instrumentation.test_conformance import EXPECTATIONS
 
 
-def _traces(combo: str):
-    folder = FIXTURES / combo
-    spans = flatten(decode((folder / "traces.json").read_bytes()))
-    logs = flatten_logs(decode_logs((folder / "logs.json").read_bytes()))
-    assembler = TraceAssembler()
-    assembler.add(spans, NoAck(), 0.0, logs)
-    return assembler.drain()
-
-
 @pytest.mark.parametrize("combo", [combination_name(*c) for c in COMBINATIONS])
 def test_captured_trace_is_extracted_exactly(combo: str) -> None:
+    check_extracted_exactly(FIXTURES / combo, combo)
+
+
+def check_extracted_exactly(folder: Path, combo: str) -> None:
+    """Each question's trace gives exactly one record, of what the app asked, retrieved and answered
+    (ids and scores where `EXPECTATIONS` says the trace carries them); no other trace gives one."""
     expect = EXPECTATIONS[combo]
-    expected = json.loads((FIXTURES / combo / "expected.json").read_text())
-    records = {}
-    for trace in _traces(combo):
+    expected = json.loads((folder / "expected.json").read_text())
+    records, questions = {}, {e["trace_id"] for e in expected}
+    for trace in captured_traces(folder):
         found = extract(trace.trace_id, trace.spans)
-        if trace.trace_id in {e["trace_id"] for e in expected}:
+        if trace.trace_id in questions:
             assert len(found) == 1, explain(trace.spans)
             records[trace.trace_id] = found[0]
         else:  # index builds and embedding batches

@@ -15,16 +15,13 @@ from typing import Any
 
 import pytest
 
-from collector.assemble import TraceAssembler
 from collector.conventions import explain, extract
-from collector.decode import decode
 from collector.judging.cases import to_test_case
-from collector.offsets import NoAck
 from collector.records import RagRecord
-from collector.spans import flatten
 from evaluators import OpenAIJudge, Outcome
 from evaluators.images import is_image
 from evaluators.metrics.multimodal import MultimodalFaithfulness
+from testkit.captured import captured_traces
 from testkit.openai_server import ScriptedOpenAIServer, images_of
 from tests.instrumentation.capture import FIXTURES, IMAGE_COMBINATIONS, capture, combination_name
 from tests.instrumentation.llm_server import ScriptedLLMServer
@@ -35,10 +32,8 @@ COMBO = combination_name(*IMAGE_COMBINATIONS[0])
 def records_of(folder: Path) -> tuple[list[dict[str, Any]], dict[str, RagRecord]]:
     """(the app's expected.json, the record extracted from each of its questions' traces)."""
     expected = json.loads((folder / "expected.json").read_text())
-    assembler = TraceAssembler()
-    assembler.add(flatten(decode((folder / "traces.json").read_bytes())), NoAck(), 0.0, [])
     records = {}
-    for trace in assembler.drain():
+    for trace in captured_traces(folder):
         found = extract(trace.trace_id, trace.spans)
         if trace.trace_id in {e["trace_id"] for e in expected}:
             assert len(found) == 1, explain(trace.spans)

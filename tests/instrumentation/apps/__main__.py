@@ -3,6 +3,8 @@
 It sets up OpenTelemetry with one instrumentation, builds the app against the scripted LLM server,
 answers the corpus questions, each inside a root `POST /ask` server span as a web app would, and writes
 what it got (trace id, passages, response) to `--expected` and, with `--capture`, what it exported.
+`--corpus FILE` (`corpus.load`) replaces the handbook's passages and questions, for the apps in
+`CORPUS_APPS`; the scripted LLM server must answer from the same file.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ APPS = {
     "langchain-conversation": "langchain_conversation",  # the same, session in LangChain run metadata
     "openai-conversation": "openai_conversation",  # the same, each turn an OTel GenAI agent invocation
 }
+CORPUS_APPS = ("llamaindex", "langchain", "haystack", "openai")  # build(..., passages=...)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -46,7 +49,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--protocol", choices=("http", "grpc"), default="http")
     parser.add_argument("--expected", type=Path, help="write the questions, passages and answers here")
     parser.add_argument("--capture", type=Path, help="also write the exported OTLP JSON into this folder")
-    return parser.parse_args(argv)
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        help=f"index these passages, ask these questions (apps: {', '.join(CORPUS_APPS)})",
+    )
+    args = parser.parse_args(argv)
+    if args.corpus and args.app not in CORPUS_APPS:
+        parser.error(f"--corpus: the {args.app} app asks its own questions")
+    return args
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -63,10 +74,17 @@ def main(argv: list[str] | None = None) -> None:
         capture=args.capture is not None,
     )
     module = importlib.import_module(f"tests.instrumentation.apps.{APPS[args.app]}")
-    ask = module.build(args.llm_base_url, api_key)
+    if args.corpus:
+        chosen = corpus.load(args.corpus)
+        ask, questions = module.build(args.llm_base_url, api_key, passages=chosen.passages), chosen.questions
+    else:  # an app may ask its own questions
+        ask, questions = (
+            module.build(args.llm_base_url, api_key),
+            getattr(module, "QUESTIONS", corpus.QUESTIONS),
+        )
     tracer = trace.get_tracer("brightleaf.handbook")
     expected = []
-    for question in getattr(module, "QUESTIONS", corpus.QUESTIONS):  # an app may ask its own
+    for question in questions:
         attributes = {"http.request.method": "POST", "http.route": corpus.ROUTE, "url.path": corpus.ROUTE}
         with tracer.start_as_current_span("POST /ask", kind=SpanKind.SERVER, attributes=attributes) as span:
             answer = ask(question.text)

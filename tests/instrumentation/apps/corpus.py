@@ -1,5 +1,7 @@
 """The shared knowledge base, the two questions and the scripted answers of every conformance app,
-the citing app's question and the conversational apps' three turns, with their scripted answers.
+the citing app's question and the conversational apps' three turns, with their scripted answers; and
+`Corpus`, any such set of passages and questions, read from a JSON file (`--corpus`, e.g. the HaluEval
+QA traffic corpus of tests/instrumentation/traffic.py) instead of the handbook.
 
 Pure data, standard library only: the apps (instrumentation venv) and the scripted LLM server and the
 tests (ragpulse's venv) import it. Passages carry distinct names and numbers so an invented answer is
@@ -9,7 +11,9 @@ hashed bag-of-words embeddings of the LLM server both retrieve it first.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
 
 MODEL = "gpt-4o-mini"
 EMBEDDING_MODEL = "text-embedding-3-small"
@@ -28,6 +32,7 @@ class Question:
     text: str
     answer: str
     grounded: bool
+    passage_id: str = ""  # the passage the question was written from, where a corpus knows it
 
 
 PASSAGES: tuple[Passage, ...] = (
@@ -123,6 +128,33 @@ CONVERSATION: tuple[Question, ...] = (
 FALLBACK_ANSWER = "I don't know."
 
 
+@dataclass(frozen=True)
+class Corpus:
+    """The passages an app indexes and the questions it asks (the handbook's, or a `--corpus` file's)."""
+
+    passages: tuple[Passage, ...]
+    questions: tuple[Question, ...]
+
+    def answers(self) -> dict[str, str]:
+        """Question text -> scripted answer, the table the LLM server answers from."""
+        return {q.text: q.answer for q in self.questions}
+
+    def to_json(self) -> str:
+        """`{"passages": [{id, text}], "questions": [{text, answer, grounded, passage_id}]}`."""
+        document = {
+            "passages": [asdict(p) for p in self.passages],
+            "questions": [asdict(q) for q in self.questions],
+        }
+        return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+
+
+def load(path: Path) -> Corpus:
+    """A corpus file as `Corpus.to_json` writes it."""
+    document = json.loads(Path(path).read_text(encoding="utf-8"))
+    passages = tuple(Passage(**p) for p in document["passages"])
+    return Corpus(passages, tuple(Question(**q) for q in document["questions"]))
+
+
 def answers() -> dict[str, str]:
-    """Question text -> scripted answer, the table the LLM server answers from."""
-    return {q.text: q.answer for q in QUESTIONS + CITATION_QUESTIONS + CONVERSATION}
+    """Question text -> scripted answer of every built-in app, the LLM server's default table."""
+    return Corpus(PASSAGES, QUESTIONS + CITATION_QUESTIONS + CONVERSATION).answers()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from haystack import Document, Pipeline
 from haystack.components.builders import ChatPromptBuilder
 from haystack.components.generators.chat import OpenAIChatGenerator
@@ -30,9 +32,9 @@ Answer:
 ]
 
 
-def build(base_url: str, api_key: str) -> Ask:
+def build(base_url: str, api_key: str, passages: Sequence[corpus.Passage] = corpus.PASSAGES) -> Ask:
     store = InMemoryDocumentStore()
-    store.write_documents([Document(id=p.id, content=p.text) for p in corpus.PASSAGES])
+    store.write_documents([Document(id=p.id, content=p.text) for p in passages])
     pipeline = Pipeline()
     pipeline.add_component("retriever", InMemoryBM25Retriever(document_store=store, top_k=corpus.TOP_K))
     pipeline.add_component("prompt_builder", ChatPromptBuilder(template=TEMPLATE))

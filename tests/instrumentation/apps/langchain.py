@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
@@ -42,8 +43,14 @@ def format_docs(docs: list[Document]) -> str:
     return "\n\n".join(doc.page_content for doc in docs)
 
 
-def build(base_url: str, api_key: str, metadata: dict[str, str] | None = None) -> Ask:
-    """`metadata`: passed with every run (LangChain's `config["metadata"]`), e.g. the chat's session."""
+def build(
+    base_url: str,
+    api_key: str,
+    metadata: dict[str, str] | None = None,
+    passages: Sequence[corpus.Passage] = corpus.PASSAGES,
+) -> Ask:
+    """`metadata`: passed with every run (LangChain's `config["metadata"]`), e.g. the chat's session;
+    `passages`: what the store holds (the handbook by default)."""
     # check_embedding_ctx_length=False: what LangChain's docs prescribe for OpenAI-compatible servers
     # (the default tokenizes with tiktoken, which downloads its vocabulary).
     embeddings = OpenAIEmbeddings(
@@ -51,7 +58,7 @@ def build(base_url: str, api_key: str, metadata: dict[str, str] | None = None) -
     )
     store = InMemoryVectorStore(embedding=embeddings)
     store.add_documents(
-        [Document(page_content=p.text, id=p.id) for p in corpus.PASSAGES], ids=[p.id for p in corpus.PASSAGES]
+        [Document(page_content=p.text, id=p.id) for p in passages], ids=[p.id for p in passages]
     )
     retriever = store.as_retriever(search_kwargs={"k": corpus.TOP_K})
     llm = ChatOpenAI(model=corpus.MODEL, base_url=base_url, api_key=api_key, temperature=0)

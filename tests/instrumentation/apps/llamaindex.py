@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from llama_index.core import Document, Settings, VectorStoreIndex
@@ -13,11 +14,14 @@ from tests.instrumentation.apps import corpus
 from tests.instrumentation.apps.common import Answer, Ask
 
 
-def handbook_index(base_url: str, api_key: str) -> VectorStoreIndex:
-    """The handbook indexed with OpenAI's LLM and embeddings at `base_url` (the scripted server)."""
+def handbook_index(
+    base_url: str, api_key: str, passages: Sequence[corpus.Passage] = corpus.PASSAGES
+) -> VectorStoreIndex:
+    """The handbook (or `passages`) indexed with OpenAI's LLM and embeddings at `base_url` (the
+    scripted server)."""
     Settings.llm = OpenAI(model=corpus.MODEL, api_base=base_url, api_key=api_key, temperature=0)
     Settings.embed_model = OpenAIEmbedding(model=corpus.EMBEDDING_MODEL, api_base=base_url, api_key=api_key)
-    documents = [Document(text=p.text, id_=p.id) for p in corpus.PASSAGES]
+    documents = [Document(text=p.text, id_=p.id) for p in passages]
     return VectorStoreIndex.from_documents(documents)
 
 
@@ -35,5 +39,6 @@ def asker(query_engine: BaseQueryEngine) -> Ask:
     return ask
 
 
-def build(base_url: str, api_key: str) -> Ask:
-    return asker(handbook_index(base_url, api_key).as_query_engine(similarity_top_k=corpus.TOP_K))
+def build(base_url: str, api_key: str, passages: Sequence[corpus.Passage] = corpus.PASSAGES) -> Ask:
+    index = handbook_index(base_url, api_key, passages)
+    return asker(index.as_query_engine(similarity_top_k=corpus.TOP_K))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from openai import OpenAI
 
@@ -21,22 +21,25 @@ def _cosine(a: list[float], b: list[float]) -> float:
     return dot / ((math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))) or 1.0)
 
 
-def rank(client: OpenAI) -> Callable[[str], list[corpus.Passage]]:
-    """The retriever: the corpus embedded once, then the top passages of each question by cosine."""
-    texts = [p.text for p in corpus.PASSAGES]
+def rank(
+    client: OpenAI, passages: Sequence[corpus.Passage] = corpus.PASSAGES
+) -> Callable[[str], list[corpus.Passage]]:
+    """The retriever: the corpus embedded once (one batch), then the top passages of each question by
+    cosine."""
+    texts = [p.text for p in passages]
     vectors = [d.embedding for d in client.embeddings.create(model=corpus.EMBEDDING_MODEL, input=texts).data]
 
     def top(question: str) -> list[corpus.Passage]:
         query = client.embeddings.create(model=corpus.EMBEDDING_MODEL, input=question).data[0].embedding
-        ranked = sorted(zip(corpus.PASSAGES, vectors, strict=True), key=lambda pv: -_cosine(query, pv[1]))
+        ranked = sorted(zip(passages, vectors, strict=True), key=lambda pv: -_cosine(query, pv[1]))
         return [passage for passage, _ in ranked[: corpus.TOP_K]]
 
     return top
 
 
-def build(base_url: str, api_key: str) -> Ask:
+def build(base_url: str, api_key: str, passages: Sequence[corpus.Passage] = corpus.PASSAGES) -> Ask:
     client = OpenAI(base_url=base_url, api_key=api_key)
-    top_of = rank(client)
+    top_of = rank(client, passages)
 
     def ask(question: str) -> Answer:
         top = top_of(question)
