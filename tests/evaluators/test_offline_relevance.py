@@ -360,3 +360,10 @@ def test_verdicts_score_the_features_training_computes(scorer: RelevanceScorer) 
         if v.reason != "no content":
             p = USEFUL.probability(similarity_features(item, answer, cosine, idf))
             assert v.confidence == (p if v.verdict == "yes" else 1.0 - p)
+
+
+def test_idf_weights_of_known_and_new_stems_are_each_stems_weight() -> None:
+    idf = default_idf()
+    stems = ("tower", "zzqxv", "paris", "1889", "tower", "complet", "qqzzy")  # unseen ones among them
+    assert idf.weights(stems) == tuple(idf.weight(s) for s in stems)
+    assert idf.weights(iter(stems)) == idf.weights(stems)  # any iterable
