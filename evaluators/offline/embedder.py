@@ -12,9 +12,9 @@ model never answers for another, and a user's own `Embedder` is not cached at al
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import cache
+from itertools import islice
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -41,15 +41,18 @@ def _normalise(vectors: np.ndarray) -> np.ndarray:
 
 
 class VectorCache:
-    """A bounded, thread-safe LRU of embedding rows by text, for ONE model.
+    """A bounded, thread-safe cache of embedding rows by text, for ONE model.
 
+    A plain dict that keeps its newer half when full (dicts keep insertion order): an LRU's
+    per-text reordering under a lock cost more than the rare re-embedding of an evicted text
+    saves. Reads take no lock (a dict lookup is atomic; a full dict is replaced, not emptied).
     Rows are stored read-only and every answer is a fresh array, so a caller that scales its
     vectors in place cannot corrupt the cache. Misses are embedded together, in one call.
     """
 
     def __init__(self, capacity: int = CACHE_SIZE) -> None:
         self.capacity = capacity
-        self._rows: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._rows: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -57,22 +60,19 @@ class VectorCache:
 
     def embed(self, texts: Sequence[str], compute: Callable[[list[str]], np.ndarray]) -> np.ndarray:
         """Rows for `texts`, computing (once, in one batch) those not cached yet."""
-        with self._lock:
-            found = {t: row for t in texts if (row := self._rows.get(t)) is not None}
-            for text in found:
-                self._rows.move_to_end(text)
-        missing = [t for t in dict.fromkeys(texts) if t not in found]
+        found = list(map(self._rows.get, texts))
+        missing = [*dict.fromkeys(t for t, row in zip(texts, found, strict=True) if row is None)]
         if missing:  # computed outside the lock: two threads may both compute a text, harmlessly
-            computed = np.asarray(compute(missing), dtype=np.float32)
+            computed = np.array(compute(missing), dtype=np.float32)  # a copy: its rows are cached
+            computed.setflags(write=False)
+            new = dict(zip(missing, computed, strict=True))
             with self._lock:
-                for text, row in zip(missing, computed, strict=True):
-                    row = row.copy()
-                    row.setflags(write=False)
-                    found[text] = self._rows[text] = row
-                    self._rows.move_to_end(text)
-                while len(self._rows) > self.capacity:
-                    self._rows.popitem(last=False)
-        return np.stack([found[t] for t in texts])
+                rows = self._rows
+                rows.update(new)
+                if len(rows) > self.capacity:  # keep the newer half
+                    self._rows = dict(islice(rows.items(), len(rows) - self.capacity // 2, None))
+            found = [new[t] if row is None else row for t, row in zip(texts, found, strict=True)]
+        return np.array(found)
 
 
 _CACHES: dict[str, VectorCache] = {}

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import compress
 
 from evaluators.judges.base import Verdict, VerdictTask
 from evaluators.offline.embedder import Embedder
@@ -93,11 +94,11 @@ def responsiveness(
     return Responsiveness(types, supplies(statement, question, common, types) if types else frozenset())
 
 
-def _recall(stems: Sequence[str], weights: Sequence[float], pool: frozenset[str]) -> float:
-    total = sum(weights)
+def _recall(stems: Sequence[str], weights: Sequence[float], total: float, pool: frozenset[str]) -> float:
+    """The share of `total` (the sum of `weights`) carried by the stems found in `pool`."""
     if total <= 0.0:
         return 1.0
-    return sum(w for s, w in zip(stems, weights, strict=True) if s in pool) / total
+    return sum(compress(weights, map(pool.__contains__, stems))) / total
 
 
 def similarity_features(
@@ -107,20 +108,25 @@ def similarity_features(
     return _similarity(_weighted_stems(item, idf), _weighted_stems(reference, idf), cosine)
 
 
-WeightedStems = tuple[tuple[str, ...], tuple[float, ...], frozenset[str]]
+WeightedStems = tuple[tuple[str, ...], tuple[float, ...], frozenset[str], float]
 
 
 def _similarity(item: WeightedStems, reference: WeightedStems, cosine: float) -> tuple[float, float, float]:
     """`similarity_features` from both texts' weighted stems (`verdicts` reads the reference's once)."""
-    return cosine, _recall(reference[0], reference[1], item[2]), _recall(item[0], item[1], reference[2])
+    return (
+        cosine,
+        _recall(reference[0], reference[1], reference[3], item[2]),
+        _recall(item[0], item[1], item[3], reference[2]),
+    )
 
 
 @lru_cache(maxsize=4096)
 def _weighted_stems(text: str, idf: IdfTable) -> WeightedStems:
-    """A text's distinct content stems, their IDF weights and their set: once per text, since the
-    question (or the answer) is the reference of every statement (or node) of a case."""
+    """A text's distinct content stems, their IDF weights, their set and the weights' sum: once per
+    text, since the question (or the answer) is the reference of every statement (or node) of a case."""
     stems = tuple(dict.fromkeys(stems_of(text)))
-    return stems, idf.weights(stems), frozenset(stems)
+    weights = idf.weights(stems)
+    return stems, weights, frozenset(stems), sum(weights)
 
 
 def relevance_features(
@@ -129,10 +135,6 @@ def relevance_features(
     """`RELEVANCE_FEATURE_NAMES` of a statement against the question it should answer."""
     fit = fit or responsiveness(item, question, idf.common)
     return (*similarity_features(item, question, cosine, idf), float(bool(fit.asked)), fit.mismatch)
-
-
-def _select(model: LogisticModel, features: Mapping[str, float]) -> list[float]:
-    return [features[name] for name in model.names]
 
 
 class RelevanceScorer:
@@ -155,42 +157,47 @@ class RelevanceScorer:
         vectors = self.embedder.embed([reference, *items])
         cosines = (vectors[1:] @ vectors[0]).astype(float).tolist()  # Python floats: cheaper arithmetic
         word = "relevant to the question" if relevant else "useful for the answer"
-        # Per call, not per item: what the question asks, the reference's weighted stems, and whether
-        # the model reads the answer type (its features are picked by name, see `_select`).
+        # Per call, not per item: what the question asks, the reference's weighted stems, which
+        # features the model reads (by name: a model may read a subset) and whether it reads the type.
         types = asked(reference) if relevant else frozenset()
-        common, reads_type = self.idf.common, "type_mismatch" in model.names
-        weighted = _weighted_stems(reference, self.idf)
+        idf = self.idf
+        weighted, type_asked = _weighted_stems(reference, idf), float(bool(types))
+        reads = [RELEVANCE_FEATURE_NAMES.index(name) for name in model.names]
+        reads_type = "type_mismatch" in model.names
+        unasked = Responsiveness(types, frozenset())  # every statement's fit when the question asks no type
         verdicts: list[Verdict] = []
         for item, cosine in zip(items, cosines, strict=True):
-            if not stems_of(item):
+            stems = _weighted_stems(item, idf)
+            if not stems[0]:
                 verdicts.append(Verdict("no", "no content", confidence=1.0))
                 continue
-            fit = responsiveness(item, reference, common, types) if relevant else None
-            similarity = _similarity(_weighted_stems(item, self.idf), weighted, cosine)
-            values = dict(zip(SIMILARITY_FEATURE_NAMES, similarity, strict=True))
-            if fit is not None:
-                values |= {"type_asked": float(bool(types)), "type_mismatch": fit.mismatch}
-            p = model.probability(_select(model, values))
+            features: tuple[float, ...] = _similarity(stems, weighted, cosine)
+            fit = None
+            if relevant:
+                fit = responsiveness(item, reference, idf.common, types) if types else unasked
+                features = (*features, type_asked, fit.mismatch)
+            p = model.probability([features[k] for k in reads])
             detail = f"(similarity {cosine:.2f}, P={p:.2f})"
             if p >= model.threshold:
                 gives = _gives(fit) if reads_type else ""
                 verdicts.append(Verdict("yes", f"{word}{gives} {detail}", (0,), confidence=p))
             else:
-                reason = self._no_reason(fit, model, values, word)
+                reason = _no_reason(fit, model, features, reads, word) if reads_type else f"not {word}"
                 verdicts.append(Verdict("no", f"{reason} {detail}", (), confidence=1.0 - p))
         return verdicts
 
-    @staticmethod
-    def _no_reason(
-        fit: Responsiveness | None, model: LogisticModel, values: dict[str, float], word: str
-    ) -> str:
-        """The answer type when it decided the verdict (the statement would pass without it); else
-        'not relevant', with the missing type added when there is one."""
-        if fit is None or not fit.missed or "type_mismatch" not in model.names:
-            return f"not {word}"
-        if model.probability(_select(model, values | {"type_mismatch": 0.0})) >= model.threshold:
-            return fit.reason()
-        return f"not {word}; it also {fit.reason()}"
+
+def _no_reason(
+    fit: Responsiveness | None, model: LogisticModel, features: tuple[float, ...], reads: list[int], word: str
+) -> str:
+    """The answer type when it decided the verdict (the statement would pass without it); else
+    'not relevant', with the missing type added when there is one (for a model that reads the type)."""
+    if fit is None or not fit.missed:
+        return f"not {word}"
+    typeless = (*features[:-1], 0.0)  # the same statement supplying the type asked (type_mismatch is last)
+    if model.probability([typeless[k] for k in reads]) >= model.threshold:
+        return fit.reason()
+    return f"not {word}; it also {fit.reason()}"
 
 
 def _gives(fit: Responsiveness | None) -> str:

@@ -25,6 +25,7 @@ from evaluators.offline.relevance import (
     RelevanceScorer,
     relevance_features,
     responsiveness,
+    similarity_features,
 )
 
 T, Q, PL, PE, PR, R, YN = AnswerType
@@ -315,3 +316,54 @@ def test_training_learns_that_a_missed_type_is_not_relevant() -> None:
     models = train_relevance_models(items, default_idf(), useful_limit=200, verbose=False)
     assert models["relevant"].names == RELEVANCE_FEATURE_NAMES and models["useful"].names == SIMILARITY
     assert models["relevant"].weights[RELEVANCE_FEATURE_NAMES.index("type_mismatch")] < 0
+
+
+def test_verdicts_score_the_features_training_computes(scorer: RelevanceScorer) -> None:
+    """`verdicts` reads the reference once per call and picks features by position: the numbers must be
+    those of `relevance_features` / `similarity_features` (what the models are trained on), whatever
+    order a model names its features in."""
+    idf = default_idf()
+    shuffled = LogisticModel(
+        tuple(reversed(RELEVANCE_FEATURE_NAMES)),
+        tuple(reversed(RELEVANT.weights)),
+        RELEVANT.bias,
+        tuple(reversed(RELEVANT.means)),
+        tuple(reversed(RELEVANT.scales)),
+    )
+    items = [
+        "The Eiffel Tower was completed in 1889.",
+        "It is 330 metres tall and stands in Paris.",
+        "Berlin is the capital of Germany.",
+        "...",
+        "Gustave Eiffel's company built it for the World's Fair.",
+    ]
+    for question in ("When was the Eiffel Tower completed?", "What about the Eiffel Tower?"):
+        vectors = scorer.embedder.embed([question, *items])
+        cosines = (vectors[1:] @ vectors[0]).astype(float).tolist()
+        for model in (RELEVANT, shuffled):
+            judged = RelevanceScorer({"relevant": model, "useful": USEFUL}, scorer.embedder, idf)
+            for item, cosine, v in zip(
+                items, cosines, judged.verdicts(items, question, VerdictTask.RELEVANT), strict=True
+            ):
+                if v.reason == "no content":
+                    continue
+                p = RELEVANT.probability(relevance_features(item, question, cosine, idf))
+                assert v.confidence == pytest.approx(p if v.verdict == "yes" else 1.0 - p, abs=1e-12)
+                if model is RELEVANT:  # the same order: the same bits
+                    assert v.confidence == (p if v.verdict == "yes" else 1.0 - p)
+    answer = "The tower was finished in 1889 and is 330 metres tall."
+    vectors = scorer.embedder.embed([answer, *items])
+    cosines = (vectors[1:] @ vectors[0]).astype(float).tolist()
+    for item, cosine, v in zip(
+        items, cosines, scorer.verdicts(items, answer, VerdictTask.USEFUL), strict=True
+    ):
+        if v.reason != "no content":
+            p = USEFUL.probability(similarity_features(item, answer, cosine, idf))
+            assert v.confidence == (p if v.verdict == "yes" else 1.0 - p)
+
+
+def test_idf_weights_of_known_and_new_stems_are_each_stems_weight() -> None:
+    idf = default_idf()
+    stems = ("tower", "zzqxv", "paris", "1889", "tower", "complet", "qqzzy")  # unseen ones among them
+    assert idf.weights(stems) == tuple(idf.weight(s) for s in stems)
+    assert idf.weights(iter(stems)) == idf.weights(stems)  # any iterable

@@ -158,16 +158,19 @@ def expected_row(text: str) -> np.ndarray:
     return np.random.default_rng(abs(hash(text)) % 2**32).random(8, dtype=np.float32)
 
 
-def test_the_cache_embeds_each_missing_text_once_in_one_batch_and_evicts_the_oldest() -> None:
-    cache, compute = VectorCache(capacity=2), Counting()
+def test_the_cache_embeds_each_missing_text_once_in_one_batch_and_keeps_its_newer_half() -> None:
+    cache, compute = VectorCache(capacity=4), Counting()
     rows = cache.embed(["a", "b", "a"], compute)
     assert compute.batches == [["a", "b"]]
     assert np.array_equal(rows, np.vstack([expected_row("a"), expected_row("b"), expected_row("a")]))
-    cache.embed(["a"], compute)  # 'a' is now the most recently used
-    cache.embed(["c"], compute)  # evicts 'b'
-    cache.embed(["a", "c", "b"], compute)
-    assert compute.batches == [["a", "b"], ["c"], ["b"]]
+    cache.embed(["a", "c", "d"], compute)  # 'a' cached: only 'c' and 'd' are computed
+    assert compute.batches == [["a", "b"], ["c", "d"]] and len(cache) == 4
+    cache.embed(["e"], compute)  # full: the newer half stays ('d', 'e')
     assert len(cache) == 2
+    rows = cache.embed(["d", "e", "a"], compute)
+    assert compute.batches == [["a", "b"], ["c", "d"], ["e"], ["a"]]
+    assert np.array_equal(rows, np.vstack([expected_row(t) for t in "dea"]))
+    assert len(cache) == 3
 
 
 def test_the_cache_answers_fresh_arrays_that_callers_may_change() -> None:
