@@ -2,8 +2,10 @@
 
 The same claim meets the same sentence several times per record (faithfulness against all passages,
 hallucination against each one alone), so its exact recalls, soft matches, antonyms and focus
-clause are keyed by (terms, text) and computed once. Each value is computed with the operations
-`GroundingFeaturizer.evidence` used inline, in the same order: the cache cannot change a verdict.
+clause are keyed by (terms, text) and computed once; soft matches are aligned once per sentence and
+claim words (`sentence_soft`), a pair window taking the better of its two sentences'. Each value is
+computed with the operations `GroundingFeaturizer.evidence` used inline, in the same order: the
+cache cannot change a verdict.
 """
 
 from __future__ import annotations
