@@ -58,7 +58,9 @@ class VectorCache:
     def __len__(self) -> int:
         return len(self._rows)
 
-    def embed(self, texts: Sequence[str], compute: Callable[[list[str]], np.ndarray]) -> np.ndarray:
+    def embed(
+        self, texts: Sequence[str], compute: Callable[[list[str]], np.ndarray | Sequence[np.ndarray]]
+    ) -> np.ndarray:
         """Rows for `texts`, computing (once, in one batch) those not cached yet."""
         found = list(map(self._rows.get, texts))
         missing = [*dict.fromkeys(t for t, row in zip(texts, found, strict=True) if row is None)]

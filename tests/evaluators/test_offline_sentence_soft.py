@@ -9,12 +9,12 @@ to the old definition on real passages (HaluEval summarization, when installed) 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from benchmarks import real_records
 from evaluators.offline import alignment
 from evaluators.offline.claim_view import Terms, claim_view
 from evaluators.offline.claims import answer_claims
+from evaluators.offline.embedder import VectorCache
 from evaluators.offline.idf import default_idf
 from evaluators.offline.passage_match import soft_scores, window_vocabulary, window_words
 from evaluators.offline.sentences import Window, windows
@@ -90,13 +90,16 @@ def test_a_word_vector_does_not_depend_on_its_batch() -> None:
         assert np.array_equal(row, expected), word
 
 
-def test_the_vector_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(alignment, "_VECTORS_CACHED", 4)
-    cache = alignment._UnitVectors()
+def test_the_vector_cache_is_bounded() -> None:
+    """Word vectors live in the sentence embedder's bounded cache (`VectorCache`), which keeps its
+    newer half when full; a word evicted and computed again gets the same row."""
+    assert alignment._UNIT_VECTORS.capacity == alignment._VECTORS_CACHED
+    first = alignment.vectors(["alpha"])[0]
+    cache = VectorCache(4)
     for word in ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta"]:
-        cache.of([word])
-    assert len(cache.rows) <= 5
-    assert np.array_equal(cache.of(["alpha"])[0], alignment.vectors(["alpha"])[0])
+        cache.embed([word], alignment._unit_rows)
+    assert len(cache) <= 4
+    assert np.array_equal(cache.embed(["alpha"], alignment._unit_rows)[0], first)
 
 
 def test_a_window_vocabulary_is_its_words_vectors() -> None:
