@@ -81,6 +81,8 @@ class WordLlamaTable:
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         """Each text's token ids, as the tokenizer gives them for the whole text."""
+        if len(texts) == 1 and texts[0] and (packed := self._words.get(texts[0])) is not None:
+            return [array(self._code, packed).tolist()]  # a cached word alone (the soft alignment asks so)
         return [array(self._code, packed).tolist() for packed in self._packed_ids(texts)]
 
     def _packed_ids(self, texts: Sequence[str]) -> list[bytes]:

@@ -277,3 +277,15 @@ def test_a_word_alone_gets_the_ids_its_encoding_alone_gives() -> None:
     assert len(found) > 500
     expected = [table.tokenizer.encode(w, add_special_tokens=False).ids for w in found]
     assert [table.token_ids([w])[0] for w in found] == expected
+
+
+def test_a_cached_word_asked_alone_gets_the_ids_its_encoding_alone_gives() -> None:
+    """`token_ids([word])` answers a cached word from the cache: every key (spaced pieces and '▁' ones
+    too) must be the text it stands for; '' (a trailing space inside a text) is not."""
+    table = load_wordllama()
+    table.token_ids([*TEXTS, *fuzz(9, 500), *sentences(10, 500)])
+    keys = sorted(set(table._words) - {""})
+    assert len(keys) > 1000 and any(k[0] in " ▁" for k in keys)
+    expected = [table.tokenizer.encode(k, add_special_tokens=False).ids for k in keys]
+    assert [table.token_ids([k])[0] for k in keys] == expected
+    assert table.token_ids([""]) == [[]]
