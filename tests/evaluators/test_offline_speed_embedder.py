@@ -289,3 +289,15 @@ def test_a_cached_word_asked_alone_gets_the_ids_its_encoding_alone_gives() -> No
     expected = [table.tokenizer.encode(k, add_special_tokens=False).ids for k in keys]
     assert [table.token_ids([k])[0] for k in keys] == expected
     assert table.token_ids([""]) == [[]]
+
+
+def test_ids_beyond_a_smaller_table_are_clipped_to_its_last_row() -> None:
+    """wordllama clips token ids beyond its table; the packed ids are clipped the same way."""
+    full = wordllama_model()
+    table = WordLlamaTable(full.embedding[:1000], full.tokenizer, by_word=True)
+    assert table._clip
+    texts = [*TEXTS, *sentences(11, 50)]
+    for text, row in zip(texts, table.embed(texts), strict=True):
+        ids = [min(i, 999) for i in full.token_ids([text])[0]]
+        expected = np.add.reduce(full.embedding[ids], axis=0) / len(ids) if ids else np.zeros(256)
+        assert np.array_equal(row, expected)
