@@ -67,11 +67,8 @@ class IdfTable:
 
     def weights(self, stems: Iterable[str]) -> tuple[float, ...]:
         """`weight` of each stem, the known ones looked up without a call (a node has ~60 stems)."""
-        stems = tuple(stems)
-        try:
-            return tuple(map(self._weight.__getitem__, stems))
-        except KeyError:  # a stem not met yet, or one the table lacks (never stored)
-            return tuple(map(self.weight, stems))
+        get, weight = self._weight.get, self.weight
+        return tuple([get(s) or weight(s) for s in stems])  # (a weight is never 0)
 
     @property
     def max_weight(self) -> float:

@@ -7,6 +7,7 @@ import hashlib
 import importlib.util
 import random
 import threading
+from array import array
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -107,16 +108,15 @@ def test_splitting_on_single_spaces_gives_the_words_the_pieces_give() -> None:
     assert sum("" not in t.split(" ") and "▁" not in t for t in texts) > 3000  # the fast way is taken
 
 
-def test_new_words_tokenized_in_one_text_get_the_ids_each_gets_alone() -> None:
+def test_new_words_read_from_the_bpe_model_get_the_ids_each_gets_encoded_alone() -> None:
     table = load_wordllama()  # its own word cache
     texts = [*TEXTS, *fuzz(6, 2000), *sentences(7, 2000)]
     texts = [t for t in texts if not any(s in t for s in table._specials)]  # those go whole
     words = sorted({w for t in texts for w in _words(t)} - {""})  # '' (a trailing space) is never missing
     assert sum(w[0] not in " ▁" for w in words) > 1000 and sum(w[0] in " ▁" for w in words) > 50
     alone = dict(zip(words, table._whole(words), strict=True))
-    assert table._word_ids(words) == alone
-    table._word_starts = frozenset()  # cuts that cannot be right fall back to one text per word
-    assert table._word_ids(words) == alone
+    found = {w: array(table._code, packed).tolist() for w, packed in table._word_ids(words).items()}
+    assert found == alone
 
 
 def test_the_packaged_tokenizer_taken_as_word_by_word_is_proven_so() -> None:
@@ -277,3 +277,27 @@ def test_a_word_alone_gets_the_ids_its_encoding_alone_gives() -> None:
     assert len(found) > 500
     expected = [table.tokenizer.encode(w, add_special_tokens=False).ids for w in found]
     assert [table.token_ids([w])[0] for w in found] == expected
+
+
+def test_a_cached_word_asked_alone_gets_the_ids_its_encoding_alone_gives() -> None:
+    """`token_ids([word])` answers a cached word from the cache: every key (spaced pieces and '▁' ones
+    too) must be the text it stands for; '' (a trailing space inside a text) is not."""
+    table = load_wordllama()
+    table.token_ids([*TEXTS, *fuzz(9, 500), *sentences(10, 500)])
+    keys = sorted(set(table._words) - {""})
+    assert len(keys) > 1000 and any(k[0] in " ▁" for k in keys)
+    expected = [table.tokenizer.encode(k, add_special_tokens=False).ids for k in keys]
+    assert [table.token_ids([k])[0] for k in keys] == expected
+    assert table.token_ids([""]) == [[]]
+
+
+def test_ids_beyond_a_smaller_table_are_clipped_to_its_last_row() -> None:
+    """wordllama clips token ids beyond its table; the packed ids are clipped the same way."""
+    full = wordllama_model()
+    table = WordLlamaTable(full.embedding[:1000], full.tokenizer, by_word=True)
+    assert table._clip
+    texts = [*TEXTS, *sentences(11, 50)]
+    for text, row in zip(texts, table.embed(texts), strict=True):
+        ids = [min(i, 999) for i in full.token_ids([text])[0]]
+        expected = np.add.reduce(full.embedding[ids], axis=0) / len(ids) if ids else np.zeros(256)
+        assert np.array_equal(row, expected)
