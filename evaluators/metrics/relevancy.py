@@ -11,7 +11,7 @@ from typing import Unpack
 
 from evaluators import scores
 from evaluators.case import CaseField, TestCase
-from evaluators.judges.base import VerdictTask
+from evaluators.judges.base import ExtractKind, VerdictTask
 from evaluators.metrics.base import Metric, MetricOptions, ReasonedMetric, Scored, listing, record
 from evaluators.result import VerdictRecord
 from evaluators.session import JudgeSession
@@ -25,7 +25,7 @@ class AnswerRelevancy(ReasonedMetric):
     required_fields = (CaseField.INPUT, CaseField.ACTUAL_OUTPUT)
 
     async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
-        statements = await session.answer_claims(case)
+        statements = await session.answer_claims(case) or await self._factless_statements(case, session)
         if not statements:
             raise scores.UndefinedScoreError("the answer has no statements to judge")
         verdicts = await session.verdicts(statements, [case.input or ""], VerdictTask.RELEVANT)
@@ -39,6 +39,14 @@ class AnswerRelevancy(ReasonedMetric):
             reason,
             [record("statement", s, v, "relevant") for s, v in zip(statements, verdicts, strict=True)],
         )
+
+    @staticmethod
+    async def _factless_statements(case: TestCase, session: JudgeSession) -> list[str]:
+        """An answer that states no fact still answers, or not: 'Yes.' a yes/no question, 'I cannot
+        say' nothing. deepeval judges an answer's statements, not its claims: those are its
+        statements (one more extraction, only then), else the answer as a whole."""
+        answer = (case.actual_output or "").strip()
+        return (await session.extract(answer, ExtractKind.STATEMENTS) or [answer]) if answer else []
 
 
 class AnswerRelevancySimilarity(Metric):

@@ -31,6 +31,7 @@ T, Q, PL, PE, PR, R, YN = AnswerType
 _FUNCTION = _W["function"] | _W["aux"]
 _STOP_SCAN = _W["scan stop"] | _W["aux"] | _W["wh"] | _W["determiners"]
 _AUX_AFTER = _W["sentence break"] | {"and"}
+_BARE_WORDS = 4  # a stance this short answers by itself ('No, it does not.')
 _PHRASE = {t: tuple(f" {p} " for p in text.split("|")) for t, text in _PHRASES.items()}
 
 _QUOTED = re.compile(r'"[^"]*"|“[^”]*”')
@@ -191,6 +192,13 @@ def _stance(text: str, tokens: list[str], given: frozenset[str]) -> bool:
         return True
     stance = any(stem(t) in _S["stance"] or t.endswith("n't") for t in tokens)
     return stance and (bool(shared) or len(tokens) <= 4)
+
+
+def bare_stance(statement: str) -> bool:
+    """'Yes.', 'Not really.', 'No, it does not.': a few words opening with a stance, an answer in itself
+    to a yes/no question, however little of the question it repeats ('I don't know' is none)."""
+    tokens = [t.lower() for t in _TOKEN.findall(statement.replace("’", "'")) if t[0].isalpha()]
+    return 0 < len(tokens) <= _BARE_WORDS and stem(tokens[0]) in _S["stance"]
 
 
 def supplies(

@@ -25,7 +25,7 @@ from evaluators.judges.base import Verdict, VerdictTask
 from evaluators.offline.embedder import Embedder
 from evaluators.offline.idf import IdfTable
 from evaluators.offline.model import LogisticModel
-from evaluators.offline.question_type import AnswerType, asked, supplies
+from evaluators.offline.question_type import AnswerType, asked, bare_stance, supplies
 from evaluators.offline.text import stems_of
 
 SIMILARITY_FEATURE_NAMES: tuple[str, ...] = (
@@ -168,13 +168,14 @@ class RelevanceScorer:
         verdicts: list[Verdict] = []
         for item, cosine in zip(items, cosines, strict=True):
             stems = _weighted_stems(item, idf)
-            if not stems[0]:
-                verdicts.append(Verdict("no", "no content", confidence=1.0))
-                continue
-            features: tuple[float, ...] = _similarity(stems, weighted, cosine)
             fit = None
             if relevant:
                 fit = responsiveness(item, reference, idf.common, types) if types else unasked
+            if not stems[0] or (fit is not None and YN in fit.asked and bare_stance(item)):
+                verdicts.append(_bare_verdict(item, fit))
+                continue
+            features: tuple[float, ...] = _similarity(stems, weighted, cosine)
+            if fit is not None:
                 features = (*features, type_asked, fit.mismatch)
             p = model.probability([features[k] for k in reads])
             detail = f"(similarity {cosine:.2f}, P={p:.2f})"
@@ -185,6 +186,15 @@ class RelevanceScorer:
                 reason = _no_reason(fit, model, features, reads, word) if reads_type else f"not {word}"
                 verdicts.append(Verdict("no", f"{reason} {detail}", (), confidence=1.0 - p))
         return verdicts
+
+
+def _bare_verdict(item: str, fit: Responsiveness | None) -> Verdict:
+    """A bare stance answers a yes/no question; a statement without content words ('Yes.' to 'When
+    ...?') answers nothing else."""
+    if fit is not None and YN in fit.asked and bare_stance(item):
+        return Verdict("yes", "relevant to the question: gives a yes or no", (0,), confidence=1.0)
+    reason = f"no content; it {fit.reason()}" if fit is not None and fit.missed else "no content"
+    return Verdict("no", reason, confidence=1.0)
 
 
 def _no_reason(

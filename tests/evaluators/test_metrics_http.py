@@ -116,6 +116,21 @@ async def test_answer_relevancy_both_statements_relevant(openai_server, openai_j
     assert len(result.verdicts) == 2
 
 
+async def test_answer_relevancy_judges_a_factless_answer_by_its_statements(
+    openai_server, openai_judge
+) -> None:
+    """'Yes.' states no claim, yet answers a yes/no question: deepeval judges an answer's statements.
+    The statements are asked only when there is no claim; with none either, the answer as a whole."""
+    openai_server.script.extractions["Yes."] = []
+    openai_server.script.task_verdicts[("relevant", "Yes.")] = "yes"
+    case = AI_CASE.model_copy(update={"input": "Is AI used in virtual assistants?", "actual_output": "Yes."})
+    result = await AnswerRelevancy().a_measure(case, openai_judge)
+    assert (result.score, [v.item for v in result.verdicts]) == (1.0, ["Yes."])
+    assert openai_server.operations() == ["claims", "statements", "verdicts_relevant"]
+    empty = await AnswerRelevancy().a_measure(case.model_copy(update={"actual_output": " "}), openai_judge)
+    assert empty.outcome == Outcome.UNMEASURED
+
+
 async def test_answer_relevancy_similarity_mean_cosine(openai_server, openai_judge) -> None:
     questions = ["q1?", "q2?", "q3?"]
     openai_server.script.questions = questions

@@ -2,7 +2,7 @@
 
 The scorer tests use a frozen copy of the 'relevant' model that `python scripts/offline_relevance.py`
 trains (HaluEval QA training split), so they do not depend on HaluEval nor on the packaged model file.
-Measured with it: unresponsive 14/15, responsive 10/11 (tests/data/grounding_cases_unresponsive.jsonl;
+Measured with it: unresponsive 15/16, responsive 12/13 (tests/data/grounding_cases_unresponsive.jsonl;
 both misses are "why" questions, whose reasons are often unmarked), off-topic 9/9; the floors sit just
 under these figures.
 """
@@ -19,7 +19,7 @@ from evaluators.offline.embedder import WordLlamaEmbedder
 from evaluators.offline.grounding_cases import load_cases
 from evaluators.offline.idf import default_idf
 from evaluators.offline.model import LogisticModel
-from evaluators.offline.question_type import AnswerType, asked, looks_english, supplies
+from evaluators.offline.question_type import AnswerType, asked, bare_stance, looks_english, supplies
 from evaluators.offline.relevance import (
     RELEVANCE_FEATURE_NAMES,
     RelevanceScorer,
@@ -262,8 +262,8 @@ def test_the_hand_written_cases_reach_their_floors(scorer: RelevanceScorer) -> N
             verdict == ("yes" if case["expect"] == "relevant" else "no")
         )
     assert len(hits["unresponsive"]) >= 8 and len(hits["responsive"]) >= 4
-    assert sum(hits["unresponsive"]) >= 13, hits["unresponsive"]
-    assert sum(hits["responsive"]) >= 9, hits["responsive"]
+    assert sum(hits["unresponsive"]) >= 14, hits["unresponsive"]
+    assert sum(hits["responsive"]) >= 11, hits["responsive"]
     assert all(hits["off_topic"]), hits["off_topic"]
 
 
@@ -282,7 +282,10 @@ def test_confidence_is_the_probability_of_the_verdict(scorer: RelevanceScorer) -
 def test_contentless_items_useful_task_and_a_similarity_only_model(scorer: RelevanceScorer) -> None:
     assert scorer.verdicts([], "When?", VerdictTask.RELEVANT) == []
     [empty] = scorer.verdicts(["..."], "When is it open?", VerdictTask.RELEVANT)
-    assert (empty.verdict, empty.reason, empty.confidence) == ("no", "no content", 1.0)
+    assert (empty.verdict, empty.confidence) == ("no", 1.0)
+    assert empty.reason == "no content; it does not say when: the question asks for a time or date"
+    [empty] = scorer.verdicts(["..."], "Tell me about the office.", VerdictTask.RELEVANT)
+    assert (empty.verdict, empty.reason) == ("no", "no content")
     useful, useless = scorer.verdicts(
         ["The Eiffel Tower is 330 metres tall and was completed in 1889.", "Tomatoes grow best in full sun."],
         "The tower is 330 metres tall.",
@@ -345,7 +348,7 @@ def test_verdicts_score_the_features_training_computes(scorer: RelevanceScorer) 
             for item, cosine, v in zip(
                 items, cosines, judged.verdicts(items, question, VerdictTask.RELEVANT), strict=True
             ):
-                if v.reason == "no content":
+                if v.reason.startswith("no content"):  # '...' is judged without the model
                     continue
                 p = RELEVANT.probability(relevance_features(item, question, cosine, idf))
                 assert v.confidence == pytest.approx(p if v.verdict == "yes" else 1.0 - p, abs=1e-12)
@@ -367,3 +370,31 @@ def test_idf_weights_of_known_and_new_stems_are_each_stems_weight() -> None:
     stems = ("tower", "zzqxv", "paris", "1889", "tower", "complet", "qqzzy")  # unseen ones among them
     assert idf.weights(stems) == tuple(idf.weight(s) for s in stems)
     assert idf.weights(iter(stems)) == idf.weights(stems)  # any iterable
+
+
+@pytest.mark.parametrize(
+    "stance", ["Yes.", "No.", "No, it does not.", "Not really.", "Yeah!", "Absolutely not."]
+)
+def test_a_bare_stance_answers_a_yes_no_question(scorer: RelevanceScorer, stance: str) -> None:
+    """A stance of a few words is relevant to a yes/no question (as deepeval's judge counts it),
+    however little of the question it repeats; to any other question it answers nothing."""
+    verdict, reason, _ = one(scorer, stance, "Does the plan include dental cover?")
+    assert (verdict, reason) == ("yes", "relevant to the question: gives a yes or no")
+    verdict, reason, _ = one(scorer, stance, "How many members does the committee have?")
+    assert verdict == "no" and "the question asks for a number or amount" in reason
+
+
+@pytest.mark.parametrize(
+    ("statement", "bare"),
+    [
+        ("Yes.", True),
+        ("Nope, sorry.", True),
+        ("No, it doesn't.", True),
+        ("I don't know.", False),  # no stance: 'n't' alone does not make one here
+        ("Okay.", False),
+        ("Yes, the premium plan includes dental cover for two cleanings a year.", False),  # judged on content
+        ("", False),
+    ],
+)
+def test_bare_stance(statement: str, bare: bool) -> None:
+    assert bare_stance(statement) is bare
