@@ -31,6 +31,7 @@ T, Q, PL, PE, PR, R, YN = AnswerType
 _FUNCTION = _W["function"] | _W["aux"]
 _STOP_SCAN = _W["scan stop"] | _W["aux"] | _W["wh"] | _W["determiners"]
 _AUX_AFTER = _W["sentence break"] | {"and"}
+_AUX_SUBJECT = _W["pronouns"] | _W["determiners"]  # an English question's subject after its auxiliary
 _BARE_WORDS = 4  # a stance this short answers by itself ('No, it does not.')
 _PHRASE = {t: tuple(f" {p} " for p in text.split("|")) for t, text in _PHRASES.items()}
 
@@ -52,13 +53,16 @@ _SPECIAL = (
 
 
 def looks_english(text: str) -> bool:
-    """A wh-word first, or at least a fifth of the lower-case words are English function words
+    """A wh-word first, or an auxiliary then a pronoun or determiner, or at least a fifth of the
+    lower-case words are English function words
     (names are left out of the count: HotpotQA questions are mostly names)."""
     tokens = [t for t in _TOKEN.findall(text.replace("’", "'")) if t[0].isalpha()]
     if not tokens:
         return False
     if tokens[0].lower() in _W["wh"]:
         return True
+    if tokens[0].lower() in _W["aux"] and tokens[1:2] and tokens[1].lower() in _AUX_SUBJECT:
+        return True  # 'Does the plan include dental cover?', 'Can I ...' (not 'Was ist ...')
     lower = [t for t in tokens[1:] if t.islower()] or [tokens[0].lower()]
     return sum(t in _FUNCTION for t in lower) >= max(1.0, 0.2 * len(lower))
 

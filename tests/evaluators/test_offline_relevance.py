@@ -106,6 +106,8 @@ def one(scorer: RelevanceScorer, statement: str, question: str) -> tuple[str, st
         ("Is autovacuum on by default?", {YN}),
         ("Can I return a gift card?", {YN}),
         ("Does Python 3.12 still have the GIL?", {YN}),
+        ("Does the premium plan include dental cover?", {YN}),  # English by its auxiliary and subject
+        ("Are the Rolling Stones British?", {YN}),
         ("The office is open on Sundays, right?", {YN}),
         ("Do you know when the office opens?", {T}),  # an indirect question asks its wh-word
         ("Can you tell me how many days of leave I get?", {Q}),
@@ -138,6 +140,8 @@ def test_what_a_question_asks(question: str, expected: set[AnswerType]) -> None:
         "Was ist die Hauptstadt von Deutschland?",
         "Wann ist das Berliner Büro geöffnet?",
         "Will er nach Berlin fahren?",
+        "Was ist das Problem?",  # 'was' is an English auxiliary, 'ist' no English subject
+        "Is het kantoor open?",
         "¿Cuándo abre la oficina de Berlín?",
         "Когда открыт офис в Берлине?",
         "柏林办公室什么时候开门？",
