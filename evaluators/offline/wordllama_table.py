@@ -14,7 +14,7 @@ import re
 import threading
 from array import array
 from collections.abc import Collection, Sequence
-from itertools import chain
+from itertools import chain, islice
 from pathlib import Path
 from typing import Any
 
@@ -92,8 +92,9 @@ class WordLlamaTable:
         if not self._by_word:
             return list(map(self._pack, self._whole(texts)))
         known = self._words
-        if len(known) > _WORDS_CACHED:
-            known = self._words = self._new_words()  # another thread may still read the old: it stays valid
+        if len(known) > _WORDS_CACHED:  # keep the newer half, as `embedder.VectorCache` does; another
+            newer = islice(known.items(), len(known) - _WORDS_CACHED // 2, None)  # thread may still read
+            known = self._words = self._new_words() | dict(newer)  # the old dict: it stays valid
         split = [None if any(s in t for s in self._specials) else _words(t) for t in texts]
         missing = set(chain.from_iterable(words for words in split if words)).difference(known)
         if missing:

@@ -301,3 +301,17 @@ def test_ids_beyond_a_smaller_table_are_clipped_to_its_last_row() -> None:
         ids = [min(i, 999) for i in full.token_ids([text])[0]]
         expected = np.add.reduce(full.embedding[ids], axis=0) / len(ids) if ids else np.zeros(256)
         assert np.array_equal(row, expected)
+
+
+def test_a_full_word_cache_keeps_its_newer_half(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past its bound the word cache keeps the words met last (and the lone trailing space), as the
+    vector caches do, instead of starting empty; ids stay those each word's encoding gives."""
+    import evaluators.offline.wordllama_table as wordllama_table
+
+    monkeypatch.setattr(wordllama_table, "_WORDS_CACHED", 100)
+    table = load_wordllama()
+    words = list(dict.fromkeys(w for t in sentences(12, 200) for w in t.split(" ") if w))[:150]
+    assert len(words) == 150
+    for word in words:
+        assert table.token_ids([word]) == [table.tokenizer.encode(word, add_special_tokens=False).ids]
+    assert set(table._words) == {"", *words[50:]}  # at the 101st word: the newer 50 kept, then 50 more
