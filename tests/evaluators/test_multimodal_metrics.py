@@ -20,7 +20,8 @@ from evaluators.metrics.multimodal import MultimodalFaithfulness, MultimodalRele
 from evaluators.metrics.retrieval import ContextualPrecision
 from evaluators.result import verdict_passages
 from evaluators.session import JudgeSession
-from testkit.openai_server import IMAGE_TOKENS, JudgeScript, ScriptedOpenAIServer, images_of, text_of
+from testkit.chat_request import images_of, text_of
+from testkit.openai_server import IMAGE_TOKENS, JudgeScript, ScriptedOpenAIServer
 
 # A real 1x1 PNG, as an app embeds a retrieved image, and a poster image by URL.
 PIXEL = (

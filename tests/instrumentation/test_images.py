@@ -22,7 +22,8 @@ from evaluators import OpenAIJudge, Outcome
 from evaluators.images import is_image
 from evaluators.metrics.multimodal import MultimodalFaithfulness
 from testkit.captured import captured_traces
-from testkit.openai_server import ScriptedOpenAIServer, images_of
+from testkit.chat_request import images_of
+from testkit.openai_server import ScriptedOpenAIServer
 from tests.instrumentation.capture import FIXTURES, IMAGE_COMBINATIONS, capture, combination_name
 from tests.instrumentation.llm_server import ScriptedLLMServer
 
