@@ -33,6 +33,7 @@ _STOP_SCAN = _W["scan stop"] | _W["aux"] | _W["wh"] | _W["determiners"]
 _AUX_AFTER = _W["sentence break"] | {"and"}
 _AUX_SUBJECT = _W["pronouns"] | _W["determiners"]  # an English question's subject after its auxiliary
 _BARE_WORDS = 4  # a stance this short answers by itself ('No, it does not.')
+_UNSURE = frozenset({"no idea", "no clue", "no comment", "not sure", "not certain", "no answer"})
 _PHRASE = {t: tuple(f" {p} " for p in text.split("|")) for t, text in _PHRASES.items()}
 
 _QUOTED = re.compile(r'"[^"]*"|“[^”]*”')
@@ -202,7 +203,9 @@ def bare_stance(statement: str) -> bool:
     """'Yes.', 'Not really.', 'No, it does not.': a few words opening with a stance, an answer in itself
     to a yes/no question, however little of the question it repeats ('I don't know' is none)."""
     tokens = [t.lower() for t in _TOKEN.findall(statement.replace("’", "'")) if t[0].isalpha()]
-    return 0 < len(tokens) <= _BARE_WORDS and stem(tokens[0]) in _S["stance"]
+    if not 0 < len(tokens) <= _BARE_WORDS or stem(tokens[0]) not in _S["stance"]:
+        return False
+    return " ".join(tokens[:2]) not in _UNSURE  # 'No idea.', 'Not sure.': no stance taken
 
 
 def supplies(

@@ -396,6 +396,8 @@ def test_a_bare_stance_answers_a_yes_no_question(scorer: RelevanceScorer, stance
         ("No, it doesn't.", True),
         ("I don't know.", False),  # no stance: 'n't' alone does not make one here
         ("Okay.", False),
+        ("No idea.", False),
+        ("Not sure, sorry.", False),
         ("Yes, the premium plan includes dental cover for two cleanings a year.", False),  # judged on content
         ("", False),
     ],
