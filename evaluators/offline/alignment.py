@@ -27,9 +27,8 @@ _VECTORS_CACHED = 16384  # ~16 MB: the words of recent passages and claims
 
 
 def _unit_rows(words: list[str]) -> list[np.ndarray]:
-    """New words' vectors, their token ids from ONE tokenizer call (about 20 new words a record on real
-    text; one call each cost more than the rest of their vectors): the embedder's word ids, those of
-    each word encoded alone."""
+    """New words' vectors (about 20 a record on real text), their token ids from the embedder's word-id
+    cache in one `token_ids` call: the ids each word gets encoded alone."""
     return [_unit_row(ids) for ids in wordllama_model().token_ids(words)]
 
 

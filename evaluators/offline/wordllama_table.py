@@ -76,7 +76,6 @@ class WordLlamaTable:
         vocabulary = tokenizer.get_vocab_size(with_added_tokens=True)
         self._clip = vocabulary > len(self.embedding)
         self._code = next(c for c in "HIQ" if 256 ** array(c).itemsize >= vocabulary)  # C type of packed ids
-        self._size = array(self._code).itemsize
         self._words = self._new_words()  # a word (one leading space dropped) -> its ids, packed
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
