@@ -24,10 +24,17 @@ _OPINION = re.compile(
     re.IGNORECASE,
 )
 
+# 'Did you know that X?' asserts X: a chat reply's way to add a fact ('Do you know who ...?' asks).
+_ASSERTING_QUESTION = re.compile(
+    r"^(?:(?:so|and|but|oh|also)\b[,\s]*)*(?:did|do) you know,?(?: that)?\s+"
+    r"(?!(?:who|what|when|where|why|how|which|whether|if)\b)(?P<fact>.+?)\s*\?+$",
+    re.IGNORECASE,
+)
+
 
 def answer_claims(text: str) -> list[str]:
-    """Claims of an answer: its factual sentences, split into clauses where they join facts, without
-    citation markers.
+    """Claims of an answer: its factual sentences (and what 'Did you know that ...?' asserts), split
+    into clauses where they join facts, without citation markers.
 
     A taste ('I love crime fiction', 'you'll love X') is not a fact to ground, but what it names
     must exist: such a clause is reduced to its names ('X'), or dropped when it names nothing."""
@@ -39,10 +46,20 @@ def _answer_claims(answer: str) -> tuple[str, ...]:
     """Cached by the text as given: hallucination splits each claim again for every passage."""
     text = without_citations(answer)
     claims: list[str] = []
-    for clause in (c for s in sentences(text) if is_factual(s) for c in clauses(s) if is_factual(c)):
+    stated = (_asserted(s) for s in sentences(text))
+    for clause in (c for s in stated if is_factual(s) for c in clauses(s) if is_factual(c)):
         opinion = _OPINION.match(clause)
         if opinion:
             claims.extend(entities(clause[opinion.end() :], common=default_idf().common))
         else:
             claims.append(clause)
     return tuple(claims)
+
+
+def _asserted(sentence: str) -> str:
+    """A sentence, or the statement a rhetorical question makes ('Did you know that X?' -> 'X.')."""
+    asked = _ASSERTING_QUESTION.match(sentence.strip())
+    if asked is None:
+        return sentence
+    fact = asked["fact"]
+    return f"{fact[0].upper()}{fact[1:]}."

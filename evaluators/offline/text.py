@@ -98,12 +98,16 @@ def stem(word: str) -> str:
     return w
 
 
+# Courtesy and assent: 'Absolutely!', 'Of course.', 'That is correct.', 'No problem!', 'Enjoy!' state no
+# fact (an LLM's reply often opens with one; checked as a claim, it made a grounded answer half faithful).
 _FILLER = frozenset(  # by stem, as `content_stems` gives them ('hope' -> 'hop')
     stem(w)
     for w in (
         *"""
     thank thanks hope help sure okay ok great hello hi welcome glad happy regard cheer sorry please feel
     free question let know
+    absolutely certainly definitely exactly indeed correct right true yes yeah yep yup agree agreed
+    course problem pleasure enjoy awesome cool nice wow oh see interesting recommend highly
     """.split(),  # noqa: SIM905 (a word list reads better as text)
         *(w for w in ml.FILLER if ml.is_latin(w)),
     )

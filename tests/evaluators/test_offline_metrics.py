@@ -75,6 +75,29 @@ def test_faithful_answer_scores_high_and_a_wrong_number_low(judge: OfflineJudge)
     assert good["contextual_precision"].score == 1.0
 
 
+@pytest.mark.parametrize(
+    "opener", ["Absolutely!", "Of course.", "Certainly!", "That is correct.", "No problem!"]
+)
+def test_a_courteous_opener_is_no_claim(judge: OfflineJudge, opener: str) -> None:
+    """LLM replies often open with assent or courtesy: checked as a claim, it made this grounded answer
+    half faithful ('Absolutely!' is in no passage)."""
+    polite = CASE.model_copy(update={"actual_output": f"{opener} The Eiffel Tower is 330 metres tall."})
+    scores = evaluate([polite], [Faithfulness()], judge).cases[0].by_name()
+    assert scores["faithfulness"].score == 1.0, scores["faithfulness"].reason
+
+
+def test_did_you_know_asserts_what_it_asks(judge: OfflineJudge) -> None:
+    """'Did you know that X?' states X (chat replies add facts this way); 'Do you know who...?' asks."""
+    wrong = CASE.model_copy(
+        update={"actual_output": "Did you know that the Eiffel Tower is 300 metres tall?"}
+    )
+    asking = CASE.model_copy(update={"actual_output": "Do you know who built the Eiffel Tower?"})
+    result = evaluate([wrong, asking], [Faithfulness()], judge)
+    stated, asked = (case.by_name()["faithfulness"] for case in result.cases)
+    assert stated.score == 0.0, stated.reason
+    assert asked.outcome == "unmeasured", asked.reason
+
+
 def test_custom_criteria_are_unmeasured_naming_the_limitation(judge: OfflineJudge) -> None:
     """Neither an error (nothing failed) nor a silent 0 (an aspect the judge cannot see is not absent)."""
     geval = GEval(name="fact check", criteria="Is the answer grounded?", evaluation_params=["actual_output"])

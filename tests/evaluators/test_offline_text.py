@@ -221,6 +221,20 @@ def test_noncommittal_and_filler_in_other_languages() -> None:
     assert not is_factual("Спасибо!") and not is_factual("Merci !")
 
 
+@pytest.mark.parametrize(
+    "text", ["Absolutely!", "Of course.", "That is correct.", "You're right!", "Enjoy!", "I see."]
+)
+def test_assent_and_courtesy_state_no_fact(text: str) -> None:
+    assert not is_factual(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["Day 1 is free.", "The right lung is larger.", "See section 3.", "Yes, the fee is 10 euros."]
+)
+def test_a_sentence_with_a_fact_besides_courtesy_words_stays_factual(text: str) -> None:
+    assert is_factual(text)
+
+
 def test_windows_carry_quantities() -> None:
     first, _second, pair = windows("The tower is 330 metres tall. It opened on 31 March 1889.", 0)
     assert [q.text for q in first.quantities] == ["330 metres"]
