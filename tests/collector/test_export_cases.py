@@ -330,7 +330,7 @@ def test_errors_are_one_line(
 ) -> None:
     (tmp_path / "corrupt.db").write_bytes(b"\x00garbage" * 4096)
     sqlite3.connect(tmp_path / "other.db").execute("CREATE TABLE t (x)").connection.close()
-    Page(PageConfig(store_path=tmp_path / "page.db")).store.close()
+    Page(PageConfig(store_path=tmp_path / "page.db")).close()  # (its writer thread too, not just the store)
     port = str(free_port())
     code, err = export(capsys, *(a.replace("{tmp}", str(tmp_path)).replace("{port}", port) for a in args))
     assert code == 2 and len(err) == 1, err
