@@ -27,7 +27,7 @@ _OPINION = re.compile(
 # 'Did you know that X?' asserts X: a chat reply's way to add a fact ('Do you know who ...?' asks).
 _ASSERTING_QUESTION = re.compile(
     r"^(?:(?:so|and|but|oh|also)\b[,\s]*)*(?:did|do) you know,?(?: that)?\s+"
-    r"(?!(?:who|what|when|where|why|how|which|whether|if)\b)(?P<fact>.+?)\s*\?+$",
+    r"(?!(?:who|what|when|where|why|how|which|whether|if|about|of)\b)(?P<fact>.+?)\s*\?+$",
     re.IGNORECASE,
 )
 

@@ -91,11 +91,14 @@ def test_did_you_know_asserts_what_it_asks(judge: OfflineJudge) -> None:
     wrong = CASE.model_copy(
         update={"actual_output": "Did you know that the Eiffel Tower is 300 metres tall?"}
     )
-    asking = CASE.model_copy(update={"actual_output": "Do you know who built the Eiffel Tower?"})
-    result = evaluate([wrong, asking], [Faithfulness()], judge)
-    stated, asked = (case.by_name()["faithfulness"] for case in result.cases)
+    asking = [
+        CASE.model_copy(update={"actual_output": question})
+        for question in ("Do you know who built the Eiffel Tower?", "Did you know about the World's Fair?")
+    ]
+    result = evaluate([wrong, *asking], [Faithfulness()], judge)
+    stated, *asked = (case.by_name()["faithfulness"] for case in result.cases)
     assert stated.score == 0.0, stated.reason
-    assert asked.outcome == "unmeasured", asked.reason
+    assert all(a.outcome == "unmeasured" for a in asked), [a.reason for a in asked]
 
 
 def test_custom_criteria_are_unmeasured_naming_the_limitation(judge: OfflineJudge) -> None:
