@@ -171,8 +171,9 @@ class RelevanceScorer:
             fit = None
             if relevant:
                 fit = responsiveness(item, reference, idf.common, types) if types else unasked
-            if not stems[0] or (fit is not None and YN in fit.asked and bare_stance(item)):
-                verdicts.append(_bare_verdict(item, fit))
+            bare = fit is not None and YN in fit.asked and bare_stance(item)
+            if bare or not stems[0]:
+                verdicts.append(_bare_verdict(fit, bare))
                 continue
             features: tuple[float, ...] = _similarity(stems, weighted, cosine)
             if fit is not None:
@@ -188,10 +189,10 @@ class RelevanceScorer:
         return verdicts
 
 
-def _bare_verdict(item: str, fit: Responsiveness | None) -> Verdict:
-    """A bare stance answers a yes/no question; a statement without content words ('Yes.' to 'When
-    ...?') answers nothing else."""
-    if fit is not None and YN in fit.asked and bare_stance(item):
+def _bare_verdict(fit: Responsiveness | None, answers_yes_no: bool) -> Verdict:
+    """A bare stance answers a yes/no question (`answers_yes_no`); a statement without content words
+    ('Yes.' to 'When ...?') answers nothing else."""
+    if answers_yes_no:
         return Verdict("yes", "relevant to the question: gives a yes or no", (0,), confidence=1.0)
     reason = f"no content; it {fit.reason()}" if fit is not None and fit.missed else "no content"
     return Verdict("no", reason, confidence=1.0)
