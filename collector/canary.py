@@ -33,6 +33,7 @@ from collector.metrics import (
     CANARY_RUNS,
     CANARY_SCORE_DRIFT,
 )
+from collector.teardown import cancelled
 from evaluators.baseline import compare, load_baseline
 from evaluators.case import TestCase
 from evaluators.dataset import load_cases
@@ -173,9 +174,7 @@ class Canary:
             job = asyncio.create_task(self.run_once())
             stopping = asyncio.create_task(stop.wait())
             await asyncio.wait({job, stopping}, return_when=asyncio.FIRST_COMPLETED)
-            for task in (job, stopping):
-                task.cancel()
-            await asyncio.gather(job, stopping, return_exceptions=True)
+            await cancelled((job, stopping), "canary tasks")
             delay = self.config.interval_s
 
     async def run_once(self) -> dict[str, float] | None:

@@ -40,7 +40,7 @@ from collector.stages import (
     Receiver,
     internal_error_detail,
 )
-from collector.teardown import bounded
+from collector.teardown import bounded, cancelled
 
 logger = logging.getLogger(__name__)
 _SATURATED_POLL_S = 0.2
@@ -273,9 +273,7 @@ class Pipeline:
             logger.warning(
                 "shutdown deadline passed with %d records queued; they are handed back", self._queue.qsize()
             )
-        for worker in workers:
-            worker.cancel()
-        await asyncio.gather(*workers, return_exceptions=True)
+        await cancelled(workers, "evaluation workers")
         await self._acks.flush()
         # Blocking teardown, off the loop: exporters flush, dead letters are written, then each
         # receiver's own thread makes its final commit. Bounded: a component that never returns is

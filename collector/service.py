@@ -42,6 +42,7 @@ from collector.sampling import Sampler
 from collector.stages import DeadLetterSink, EvaluationExporter, Receiver
 from collector.status_server import StatusServer
 from collector.summary import log_summaries
+from collector.teardown import cancelled
 
 logger = logging.getLogger(__name__)
 
@@ -224,8 +225,7 @@ async def serve(service: Service, stop: asyncio.Event | None = None, handle_sign
         await service.pipeline.run(stop)
     finally:
         if canary is not None:
-            canary.cancel()
-            await asyncio.gather(canary, return_exceptions=True)
+            await cancelled((canary,), "judge canary")
         if summaries is not None:
             summaries.cancel()
         service.status.shutdown()

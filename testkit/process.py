@@ -95,11 +95,25 @@ class RagpulseProcess:
         self.process.kill()
         self.process.wait(30)
 
-    def stop(self) -> int:
+    def stop(self, timeout_s: float = 60.0) -> int:
+        """SIGTERM, and the exit code of the drain. A process still running after `timeout_s` gets a
+        second SIGTERM (ragpulse then prints every thread's stack and exits) and the test fails with
+        the log's tail: no process is left behind, and the hang is explained."""
         assert self.process is not None
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
-        return self.process.wait(60)
+        try:
+            return self.process.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+            raise AssertionError(
+                f"ragpulse did not exit within {timeout_s:.0f} s of SIGTERM:\n{self.output()[-8000:]}"
+            ) from None
 
     def __enter__(self) -> RagpulseProcess:
         return self.start()

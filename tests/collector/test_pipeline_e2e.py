@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections import defaultdict
 
 import psutil
 import pytest
+from kafka import KafkaConsumer
+from kafka.structs import TopicPartition
 
 from collector.deadletter import LogDeadLetters
 from collector.demo_corpus import TOPICS
@@ -14,7 +17,7 @@ from collector.receivers.otlp import OtlpConfig
 from collector.receivers.otlp_http import OtlpHttpReceiver
 from ragpulse_sdk import KafkaSpanExporter
 from testkit.collector_runner import wait_for
-from testkit.kafka_read import read_topic
+from testkit.kafka_read import committed_offsets, read_topic
 from testkit.openai_server import ScriptedOpenAIServer
 from testkit.otlp import post_traces
 from testkit.process import RagpulseProcess, http_status
@@ -146,30 +149,59 @@ def test_restart_after_sigkill_loses_no_sampled_trace(kafka_bootstrap: str, kafk
     # The first replica commits too rarely to commit anything before it is killed: the second re-reads
     # every record, including those whose scores are already on the results topic.
     first = RagpulseProcess(*args, env={**env, "RAGPULSE_KAFKA__COMMIT_INTERVAL_S": "600"}).start()
+    group, partitions = f"g-{topic}", [TopicPartition(topic, p) for p in range(2)]
 
-    def scores_on_topic() -> int:
-        return sum(json.loads(v)["metric"] == "faithfulness" for v in _values(kafka_bootstrap, results))
+    def results_by_trace() -> dict[str, set[str]]:
+        metrics: dict[str, set[str]] = defaultdict(set)
+        for value in _values(kafka_bootstrap, results):
+            result = json.loads(value)
+            metrics[result["trace_id"]].add(result["metric"])
+        return metrics
 
     # Wait for scores that reached the topic, not just /metrics: only those can be read back.
-    wait_for(lambda: scores_on_topic() >= 20, 120, "some scores on the results topic before the kill")
+    wait_for(
+        lambda: sum("faithfulness" in m for m in results_by_trace().values()) >= 20,
+        120,
+        "some scores on the results topic before the kill",
+    )
     first.kill()  # SIGKILL mid-stream: no graceful shutdown, no final commit
+    assert sum(committed_offsets(kafka_bootstrap, group, partitions).values()) == 0
+    at_kill = results_by_trace()  # final: the killed replica writes nothing more
     with RagpulseProcess(*args, env=env) as second:
-
-        def all_evaluated() -> bool:
-            faithfulness = [json.loads(v) for v in _values(kafka_bootstrap, results)]
-            return len({r["trace_id"] for r in faithfulness if r["metric"] == "faithfulness"}) >= 150
-
-        wait_for(all_evaluated, 180, "every trace evaluated at least once")
+        # Every record read again and done: the second replica committed up to the end of the topic
+        # (scored traces may all be on the topic already, before it even joined the group).
+        ends = sum(_end_offsets(kafka_bootstrap, partitions).values())
+        wait_for(
+            lambda: sum(committed_offsets(kafka_bootstrap, group, partitions).values()) == ends,
+            180,
+            "every record read again and committed",
+        )
         scrape_duplicates = scrape(second.metrics_port).value("ragpulse_dropped_total", reason="duplicate")
         assert second.stop() == 0
     records = [json.loads(v) for v in _values(kafka_bootstrap, results)]
     faithfulness = [r for r in records if r["metric"] == "faithfulness"]
-    print(f"faithfulness results: {len(faithfulness)} for 150 traces")
+    final = results_by_trace()
+    # skipped: the re-read traces all of whose scores were on the topic at the kill (a kill between two
+    # of one trace's results leaves the rest to score)
+    complete_at_kill = sum(at_kill[trace] >= final[trace] for trace in at_kill)
+    print(
+        f"faithfulness results: {len(faithfulness)} for 150 traces; {len(at_kill)} traces had scores at "
+        f"the kill, {complete_at_kill} all of them; skipped as duplicates: {scrape_duplicates:.0f}"
+    )
     assert len({r["trace_id"] for r in faithfulness}) == 150  # none lost
     # and none scored twice: the restarted replica read the results topic back into its duplicate
     # filter, so re-read records whose scores had reached the topic were skipped
     assert len(faithfulness) == 150
-    assert scrape_duplicates >= 20  # at least the 20 records scored before the kill were skipped
+    assert complete_at_kill > 0
+    assert scrape_duplicates == complete_at_kill
+
+
+def _end_offsets(bootstrap: str, partitions: list[TopicPartition]) -> dict[TopicPartition, int]:
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    try:
+        return consumer.end_offsets(partitions)
+    finally:
+        consumer.close()
 
 
 @pytest.mark.timeout(240)

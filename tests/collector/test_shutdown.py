@@ -8,6 +8,7 @@ purpose (speed is measured, not asserted); quietness is asserted exactly.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import subprocess
 import sys
@@ -19,6 +20,7 @@ import pytest
 from collector.assemble import AssemblyConfig, TraceAssembler
 from collector.deadletter import LogDeadLetters
 from collector.pipeline import EvaluationConfig, Pipeline
+from collector.teardown import cancelled
 from testkit.process import RagpulseProcess
 
 PORTS = ("--metrics-port", "0", "--otlp-port", "0", "--otlp-grpc-port", "0")
@@ -90,3 +92,59 @@ def test_a_component_stuck_in_shutdown_is_named_and_left_behind(caplog: pytest.L
     asyncio.run(run_then_stop())  # returns: the drain does not wait forever on the stuck exporter
     stuck.release.set()
     assert "shutdown: _StuckExporter did not finish within 1 s; exiting without it" in caplog.text
+
+
+async def _cancel_swallowed_by_wait_for() -> tuple[asyncio.Task[None], bool]:
+    """A task looping on `wait_for`, cancelled just as what it awaits completes: what the pipeline's
+    ack flusher does every round. Returns the task, and whether that one cancellation ended it."""
+    loop = asyncio.get_running_loop()
+    flushed: asyncio.Future[bool] = loop.create_future()
+
+    async def flush_rounds() -> None:
+        while True:
+            await asyncio.wait_for(asyncio.shield(flushed), 5)
+            await asyncio.sleep(0.01)
+
+    task = asyncio.create_task(flush_rounds())
+    await asyncio.sleep(0.05)
+    flushed.set_result(True)
+    task.cancel()
+    await asyncio.wait([task], timeout=0.3)
+    return task, task.done()
+
+
+def test_a_cancellation_lost_in_wait_for_does_not_hold_the_shutdown() -> None:
+    """The CI hang of `ragpulse run` on SIGTERM: the drain cancelled its workers once and awaited them,
+    and one whose cancellation 3.11's `wait_for` had swallowed ran on, so the process never exited."""
+
+    async def scenario() -> tuple[bool, bool]:
+        task, ended_by_one_cancel = await _cancel_swallowed_by_wait_for()
+        await cancelled([task], "flush rounds", timeout_s=5)
+        return ended_by_one_cancel, task.done()
+
+    ended_by_one_cancel, ended = asyncio.run(scenario())
+    if sys.version_info < (3, 12):
+        assert not ended_by_one_cancel  # the interpreter bug this guards against (fixed in 3.12)
+    assert ended
+
+
+def test_a_task_that_never_stops_is_named_and_left_behind(caplog: pytest.LogCaptureFixture) -> None:
+    released = False
+
+    async def stubborn() -> None:
+        while not released:
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.sleep(0.05)
+
+    async def scenario() -> float:
+        nonlocal released
+        task = asyncio.create_task(stubborn())
+        await asyncio.sleep(0)
+        started = time.monotonic()
+        await cancelled([task], "stubborn tasks", timeout_s=0.5)
+        elapsed = time.monotonic() - started
+        released = True  # so that asyncio.run can end it
+        return elapsed
+
+    assert asyncio.run(scenario()) < 5
+    assert "shutdown: 1 stubborn tasks did not stop within 0.5 s; exiting without them" in caplog.text
