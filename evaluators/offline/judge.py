@@ -12,6 +12,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 from evaluators.judges.base import (
     ExtractKind,
@@ -52,6 +53,7 @@ _PREPOSITION = re.compile(r"\s(of|for|on|in|about)\s")
 _ANSWERED_SOFT, _ANSWERED_RAREST_MISSING = 0.6, 0.3
 _SOFT_RECALL, _MAX_MISSING = FEATURE_NAMES.index("soft_recall_window"), FEATURE_NAMES.index("max_missing_idf")
 _QUESTION_MEMORY = 4096  # claims remembered with the question they answer (see `extract`)
+_EVIDENCE_MEMORY = 1024  # (claim, passages, question) evidence kept for the record's other metrics
 _NEEDS_LLM = "the offline judge cannot judge {what}: configure an LLM judge"
 
 
@@ -75,6 +77,7 @@ class OfflineJudge:
         self._calls = 0
         self._questions: OrderedDict[str, str] = OrderedDict()
         self._questions_lock = threading.Lock()  # metrics may run in threads: an LRU is no atomic dict
+        self._evidence = lru_cache(maxsize=_EVIDENCE_MEMORY)(self._evidence_of)
 
     # -- decomposition -------------------------------------------------------------------------
 
@@ -139,6 +142,12 @@ class OfflineJudge:
         if task is VerdictTask.SUPPORTED:
             return [self._supported(item, refs) for item in items]
         if task is VerdictTask.CONTRADICTED:
+            # Asked both ways: faithfulness asks whether claims are contradicted by the passages,
+            # hallucination whether passages are contradicted by the answer. Claims are always checked
+            # against passages (a passage holds more than a claim: checked the other way round, every
+            # extra fact would look like a conflict), and the side holding the longest text is the passages.
+            if max(len(item) for item in items) > max(len(r) for r in refs):
+                return self._contradicted_passages(list(items), refs)
             return [self._contradicted(item, refs) for item in items]
         return self.relevance.verdicts(items, " ".join(refs), task)
 
@@ -149,7 +158,7 @@ class OfflineJudge:
         topic = abstention_topic(item)
         if topic is not None:
             return self._abstention(topic, prepared)
-        ev = self.featurizer.evidence(item, prepared, self._question(item))
+        ev = self._evidence(item, prepared.texts, self._question(item))
         p = self.grounding.probability(ev.features)
         # A specific conflict outranks word overlap: '4 weeks' where the matching sentence says 8
         # shares every other word with it.
@@ -210,48 +219,63 @@ class OfflineJudge:
         return self.contradiction.probability(ev.features) if ev.has_conflict else 0.0
 
     def _contradicted(self, item: str, refs: list[str]) -> Verdict:
-        """'yes' needs a specific conflict (another number, date or name, a flipped negation or an
-        antonym) in a passage that otherwise matches; absence alone is 'idk', as in deepeval.
-
-        Metrics ask in both directions: faithfulness' contradiction mode asks whether a claim is
-        contradicted by the passages, hallucination whether a passage is contradicted by the
-        answer's claims. Claims are always checked against passages (a passage holds more than a
-        claim, so checked the other way round every extra fact would look like a conflict): the
-        longer side is the passage."""
-        if len(item) > max(len(r) for r in refs):  # the item is a passage, the references claims
-            forward: list[tuple[float, float, Evidence]] = []
-            backward = self._judge_claims([c for r in refs for c in (answer_claims(r) or [r])], (item,))
-        else:
-            forward, backward = self._judge_claims(answer_claims(item) or [item], tuple(refs)), []
-        if not forward and not backward:
+        """Whether the passages contradict the claims of `item` (faithfulness' contradiction mode).
+        'yes' needs a specific conflict (another number, date or name, a flipped negation or an
+        antonym) in a passage that otherwise matches; absence alone is 'idk', as in deepeval."""
+        judged = self._judge_claims(answer_claims(item) or [item], tuple(refs))
+        if not judged:
             return Verdict("idk", "no factual content to check")
-        p_contradicted, _, ev = max((*forward, *backward), key=lambda j: j[0])
+        p_contradicted, _, ev = max(judged, key=lambda j: j[0])
         if p_contradicted >= self.contradiction.threshold:
             return Verdict("yes", contradicted_reason(ev, p_contradicted), (), confidence=p_contradicted)
-        confidence = 1.0 - p_contradicted
-        if forward:
-            _, p_supported, ev = min(forward, key=lambda j: j[1])
-            if p_supported >= self.grounding.threshold:
-                return Verdict(
-                    "no", supported_reason(ev, p_supported), ev.supporting_nodes, confidence=confidence
+        _, p_supported, ev = min(judged, key=lambda j: j[1])
+        if p_supported >= self.grounding.threshold:
+            return Verdict(
+                "no", supported_reason(ev, p_supported), ev.supporting_nodes, confidence=1.0 - p_contradicted
+            )
+        return _uncontradicted(p_contradicted)
+
+    def _contradicted_passages(self, passages: list[str], answers: list[str]) -> list[Verdict]:
+        """Per passage, whether the answers' claims contradict it (hallucination's question). Each claim
+        is judged once against all the passages, as faithfulness judges it (the same evidence, cached),
+        and a conflict is laid at the passage of the window the claim matches best. A sentence of
+        another passage that only resembles the claim (another product's price, another city's
+        office) does not contradict it; judged passage by passage, it would."""
+        judged = self._judge_claims([c for a in answers for c in (answer_claims(a) or [a])], tuple(passages))
+        if not judged:
+            return [Verdict("idk", "no factual content to check") for _ in passages]
+        worst: dict[int, tuple[float, Evidence]] = {}  # per passage, its most contradicted claim
+        for p_contradicted, _, ev in judged:
+            if ev.best_window is not None:
+                node = ev.best_window.node
+                if node not in worst or p_contradicted > worst[node][0]:
+                    worst[node] = (p_contradicted, ev)
+        verdicts = []
+        for node in range(len(passages)):
+            p_worst, evidence = worst.get(node, (0.0, None))
+            if evidence is not None and p_worst >= self.contradiction.threshold:
+                verdicts.append(
+                    Verdict("yes", contradicted_reason(evidence, p_worst), (), confidence=p_worst)
                 )
-        return Verdict(
-            "idk",
-            "not stated in the context, but nothing there contradicts it "
-            f"(P(contradicted)={p_contradicted:.2f})",
-            confidence=confidence,
-        )
+            else:
+                verdicts.append(_uncontradicted(p_worst))
+        return verdicts
 
     def _judge_claims(
         self, claims: list[str], references: tuple[str, ...]
     ) -> list[tuple[float, float, Evidence]]:
         """(P(contradicted), P(supported), evidence) of each checkable claim against the references."""
-        prepared, judged = prepare(references), []
+        judged = []
         for claim in claims:
             if stems_of(claim) and abstention_topic(claim) is None:
-                ev = self.featurizer.evidence(claim, prepared, self._question(claim))
+                ev = self._evidence(claim, references, self._question(claim))
                 judged.append((self._p_contradicted(ev), self.grounding.probability(ev.features), ev))
         return judged
+
+    def _evidence_of(self, claim: str, references: tuple[str, ...], question: str) -> Evidence:
+        """A claim's evidence against the references: cached (`_evidence`), since faithfulness and
+        hallucination judge the same claims against the same passages."""
+        return self.featurizer.evidence(claim, prepare(references), question)
 
     # -- the rest of the protocol ----------------------------------------------------------------
 
@@ -282,3 +306,11 @@ class OfflineJudge:
     def usage(self) -> Usage:
         """Calls are counted; an offline judge spends no tokens and no money."""
         return Usage(calls=self._calls)
+
+
+def _uncontradicted(p_contradicted: float) -> Verdict:
+    return Verdict(
+        "idk",
+        f"not stated in the context, but nothing there contradicts it (P(contradicted)={p_contradicted:.2f})",
+        confidence=1.0 - p_contradicted,
+    )

@@ -75,6 +75,36 @@ def test_faithful_answer_scores_high_and_a_wrong_number_low(judge: OfflineJudge)
     assert good["contextual_precision"].score == 1.0
 
 
+PLANS = [
+    "The Basic plan costs 10 euros per month and includes 2 users. It can be cancelled at any time.",
+    "The Premium plan costs 25 euros per month and includes 10 users. It comes with phone support.",
+    "Both plans include a 30-day free trial.",
+]
+
+
+def test_hallucination_lays_a_contradiction_at_the_passage_that_states_otherwise(judge: OfflineJudge) -> None:
+    """Each claim is judged against all the passages, as faithfulness judges it: the Basic plan's
+    passage, which resembles '12 users' only by its template, is not contradicted by it. Judged
+    passage by passage, both plan passages were, and both reasons named node 0."""
+    answers = {
+        "grounded": "The Basic plan costs 10 euros per month. The Premium plan includes 10 users.",
+        "one wrong": "The Basic plan costs 10 euros per month. The Premium plan includes 12 users.",
+    }
+    cases = [
+        TestCase(input="What do the plans cost?", actual_output=a, retrieval_context=PLANS)
+        for a in answers.values()
+    ]
+    grounded, wrong = (c.by_name()["hallucination"] for c in evaluate(cases, [Hallucination()], judge).cases)
+    assert grounded.score == 0.0 and [v.verdict for v in grounded.verdicts] == ["idk", "idk", "idk"]
+    assert wrong.score == pytest.approx(1 / 3) and [v.verdict for v in wrong.verdicts] == [
+        "idk",
+        "yes",
+        "idk",
+    ]
+    assert 'contradicted by node 1: "The Premium plan costs 25 euros' in wrong.verdicts[1].reason
+    assert "it says 10, not 12" in wrong.verdicts[1].reason
+
+
 @pytest.mark.parametrize(
     "opener", ["Absolutely!", "Of course.", "Certainly!", "That is correct.", "No problem!"]
 )
