@@ -83,6 +83,10 @@ class Evidence:
     missing_words: tuple[str, ...] = ()
     missing_numbers: tuple[str, ...] = ()
     window_numbers: tuple[str, ...] = ()  # the conflicting values the best window states
+    contested_numbers: tuple[str, ...] = ()  # the claim's values they contradict
+    conflict_window: Window | None = (
+        None  # where they are: the best window, or the sentence matching the rest
+    )
     missing_entities: tuple[str, ...] = ()
     elsewhere_entities: tuple[str, ...] = ()  # in the references, but not in the best window
     antonyms: tuple[tuple[str, str], ...] = ()  # (claim word, window word)
@@ -154,7 +158,8 @@ class GroundingFeaturizer:
 
         window = soft_window
         here = refs.windows[sentence_at] if sentence_at is not None else None
-        conflicting = self._conflicting(view, supported, missing_quantities, window, here)
+        in_window, moved = self._conflicting(view, supported, missing_quantities, window, here)
+        conflicting = in_window + moved
         said = tuple(dict.fromkeys(text for _, text in conflicting))
         names = list(view.names)
         missing_names = tuple(e for e in names if not self._entity_found(e, refs))
@@ -206,6 +211,8 @@ class GroundingFeaturizer:
             missing_words=tuple(s for s, _ in sorted(missing, key=lambda sw: -sw[1])[:3]),
             missing_numbers=tuple(q.text for q in missing_quantities),
             window_numbers=said,
+            contested_numbers=tuple(dict.fromkeys(q.text for q, _ in conflicting)),
+            conflict_window=here if moved and not in_window else window,
             missing_entities=missing_names,
             elsewhere_entities=tuple(elsewhere),
             antonyms=opposites,
@@ -222,20 +229,21 @@ class GroundingFeaturizer:
         missing: list[Quantity],
         window: Window | None,
         here: Window | None,
-    ) -> list[tuple[Quantity, str]]:
-        """(claim quantity, value stated instead): a missing one against the best window's values;
-        and a value the context states elsewhere is still swapped when the sentence matching the
-        rest of the claim states another ('4 weeks' before leave, where 4 weeks is someone else's)."""
+    ) -> tuple[list[tuple[Quantity, str]], list[tuple[Quantity, str]]]:
+        """(claim quantity, value stated instead), in the best window and in the sentence matching the
+        rest of the claim: a missing one against the best window's values; and a value the context
+        states elsewhere is still swapped when that sentence states another ('4 weeks' before leave,
+        where 4 weeks is someone else's)."""
         found = [
             (q, r.text) for q in missing for r in (window.quantities if window else ()) if conflicts(r, q)
         ]
         if here is None:
-            return found
+            return found, []
         stated_here = supported_in(view, here.parts)
         moved = [
             q for q, ok, there in zip(view.checked, supported, stated_here, strict=True) if ok and not there
         ]
-        return found + [(q, r.text) for q in moved for r in here.quantities if conflicts(r, q)]
+        return found, [(q, r.text) for q in moved for r in here.quantities if conflicts(r, q)]
 
     @staticmethod
     def _swapped_names(names: list[str], missing: tuple[str, ...], best: str) -> list[str]:

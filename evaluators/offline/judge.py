@@ -238,7 +238,8 @@ class OfflineJudge:
     def _contradicted_passages(self, passages: list[str], answers: list[str]) -> list[Verdict]:
         """Per passage, whether the answers' claims contradict it (hallucination's question). Each claim
         is judged once against all the passages, as faithfulness judges it (the same evidence, cached),
-        and a conflict is laid at the passage of the window the claim matches best. A sentence of
+        and a conflict is laid at the passage that states otherwise (the window the claim matches best,
+        or the sentence matching the rest of the claim when a value moved there). A sentence of
         another passage that only resembles the claim (another product's price, another city's
         office) does not contradict it; judged passage by passage, it would."""
         judged = self._judge_claims([c for a in answers for c in (answer_claims(a) or [a])], tuple(passages))
@@ -246,8 +247,9 @@ class OfflineJudge:
             return [Verdict("idk", "no factual content to check") for _ in passages]
         worst: dict[int, tuple[float, Evidence]] = {}  # per passage, its most contradicted claim
         for p_contradicted, _, ev in judged:
-            if ev.best_window is not None:
-                node = ev.best_window.node
+            window = ev.conflict_window or ev.best_window
+            if window is not None:
+                node = window.node
                 if node not in worst or p_contradicted > worst[node][0]:
                     worst[node] = (p_contradicted, ev)
         verdicts = []

@@ -10,7 +10,9 @@ Canonical number strings cannot see that '2 years' is '24 months', that 'July 20
   day and month could be swapped (03/04/2020) reads day first and is `ambiguous`: both readings are
   accepted when matching, and it contradicts another date only when both readings do;
 - a dimension, with `value` in its base unit (see `units.py`): 'length', 'area', 'volume', 'mass',
-  'duration', 'speed', 'data_size', 'data_rate', 'temperature' (°C), 'percent', 'money:<ISO code>'.
+  'duration', 'speed', 'data_size', 'data_rate', 'temperature' (°C), 'percent', 'money:<ISO code>';
+- 'clock': a time of day, `value` in minutes since midnight ('9am' = '09:00', '6 p.m.' = '18:00');
+  its `amount` is the hour as written, so a bare '9' matches '9am'.
 
 A bare year stays a 'number' ('in 1889' reads like '1889 people'), but a bare 4-digit one is
 `year_like`, and then it matches and contradicts dates by their year. Spelled-out numbers are read in
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from evaluators.offline.number_words import read_spelled
-from evaluators.offline.quantity_reading import RawNumber, read_dates, read_numbers
+from evaluators.offline.quantity_reading import RawNumber, read_clock_times, read_dates, read_numbers
 from evaluators.offline.units import UNITS
 
 _DIGIT = re.compile(r"\d")
@@ -119,6 +121,13 @@ def quantities(text: str) -> tuple[Quantity, ...]:
                 Quantity("date", year=d.year, month=d.month, day=d.day, ambiguous=d.ambiguous,
                          span=(d.start, d.end), text=text[d.start : d.end])
             )  # fmt: skip
+        for c in read_clock_times(text, taken):
+            taken.append((c.start, c.end))
+            found.append(
+                Quantity(
+                    "clock", c.minutes, "clock", c.hour, span=(c.start, c.end), text=text[c.start : c.end]
+                )
+            )
         raws = read_numbers(text, taken)
         taken += [(r.start, r.end) for r in raws]
     spelled = read_spelled(text, taken)

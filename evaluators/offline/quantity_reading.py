@@ -153,6 +153,41 @@ def _date_at(text: str, run: re.Match[str]) -> RawDate | None:
     return None
 
 
+class RawClock(NamedTuple):
+    start: int
+    end: int
+    minutes: int  # since midnight
+    hour: int  # as written ('9' of '9pm'), so that a bare '9' still matches it
+
+
+# '9am', '9 a.m.', '9:30 PM', '10.30pm' (a dot only before am/pm: '10.30' is a number), '18:00'.
+_CLOCK = re.compile(
+    r"(?<![\w:.,])(\d{1,2})(?:([:.])(\d{2}))?\s?([ap])(?:\.m\.?|m(?![^\W\d_]))"
+    r"|(?<![\w:.,])(\d{1,2}):(\d{2})(?![\d:]|[.,]\d)",
+    re.IGNORECASE,
+)
+
+
+def read_clock_times(text: str, taken: Sequence[tuple[int, int]]) -> list[RawClock]:
+    """Times of day outside `taken`: 12-hour with am/pm (12am is midnight, 12pm noon), or 24-hour."""
+    found: list[RawClock] = []
+    for m in _CLOCK.finditer(text):
+        if taken and overlaps(m.start(), m.end(), taken):
+            continue
+        if m.group(1) is not None:  # 12-hour
+            hour, minute = int(m.group(1)), int(m.group(3) or 0)
+            if not 1 <= hour <= 12 or minute > 59:
+                continue
+            minutes = (hour % 12 + (12 if m.group(4).lower() == "p" else 0)) * 60 + minute
+        else:
+            hour, minute = int(m.group(5)), int(m.group(6))
+            if hour > 24 or minute > 59 or (hour == 24 and minute):
+                continue
+            minutes = hour % 24 * 60 + minute
+        found.append(RawClock(m.start(), m.end(), minutes, hour))
+    return found
+
+
 def read_dates(text: str) -> list[RawDate]:
     found: list[RawDate] = []
     for run in _DIGITS.finditer(text):

@@ -24,19 +24,22 @@ def supported_reason(ev: Evidence, probability: float) -> str:
 
 
 def contradicted_reason(ev: Evidence, probability: float) -> str:
-    """What the best-matching passage says instead: another value, another name, the opposite."""
-    node = ev.best_window.node if ev.best_window is not None else 0
+    """What the passage says instead: another value, another name, the opposite."""
+    window = ev.conflict_window or ev.best_window
+    node = window.node if window is not None else 0
     parts: list[str] = []
     if ev.window_numbers:
-        parts.append(f"it says {', '.join(ev.window_numbers[:3])}, not {', '.join(ev.missing_numbers[:3])}")
-    if ev.missing_entities or ev.elsewhere_entities:
-        names = ", ".join(f"'{e}'" for e in (*ev.missing_entities, *ev.elsewhere_entities)[:3])
+        parts.append(f"it says {', '.join(ev.window_numbers[:3])}, not {', '.join(ev.contested_numbers[:3])}")
+    quoted = window.text.lower() if window is not None else ""
+    named = [e for e in (*ev.missing_entities, *ev.elsewhere_entities) if e.lower() not in quoted]
+    if named:
+        names = ", ".join(f"'{e}'" for e in named[:3])
         parts.append(f"it names someone or something else than {names}")
     if ev.negation_flip:
         parts.append("it states the opposite (negation)")
     if ev.antonyms:
         parts.append(", ".join(f"'{said}' where the claim says '{claim}'" for claim, said in ev.antonyms[:2]))
-    text = f': "{snippet(ev.best_window.text)}"' if ev.best_window is not None else ""
+    text = f': "{snippet(window.text)}"' if window is not None else ""
     detail = "; ".join(parts) or "it states otherwise"
     return f"contradicted by node {node}{text}: {detail} (P(contradicted)={probability:.2f})"
 

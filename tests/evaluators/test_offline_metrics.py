@@ -105,6 +105,46 @@ def test_hallucination_lays_a_contradiction_at_the_passage_that_states_otherwise
     assert "it says 10, not 12" in wrong.verdicts[1].reason
 
 
+OFFICES = [
+    "The Lisbon office opens at 9am and closes at 6pm on weekdays.",
+    "The Porto office opens at 10am and closes at 5pm on weekdays.",
+    "Parking is free for visitors at both offices.",
+]
+
+
+@pytest.mark.parametrize(
+    ("answer", "contradicted_by"),
+    [
+        ("The Lisbon office opens at 9:00 on weekdays.", None),
+        ("The Lisbon office closes at 18:00.", None),
+        (
+            "The Lisbon office opens at 10am on weekdays.",
+            'node 0: "The Lisbon office opens at 9am and closes at 6pm',
+        ),
+        (
+            "The Porto office closes at 6 p.m. on weekdays.",
+            'node 1: "The Porto office opens at 10am and closes at 5pm',
+        ),
+    ],
+)
+def test_office_hours_in_any_spelling_and_a_time_taken_from_the_other_office(
+    judge: OfflineJudge, answer: str, contradicted_by: str | None
+) -> None:
+    """Before, times of day were no quantities: '10am' from the Porto office's hours read as stated,
+    and the Lisbon answer passed faithfulness and hallucination."""
+    case = TestCase(input="When is the office open?", actual_output=answer, retrieval_context=OFFICES)
+    results = evaluate([case], [Faithfulness(), Hallucination()], judge).cases[0].by_name()
+    faithfulness, hallucination = results["faithfulness"], results["hallucination"]
+    if contradicted_by is None:
+        assert faithfulness.score == 1.0 and hallucination.score == 0.0
+        return
+    assert (
+        faithfulness.score == 0.0 and f"contradicted by {contradicted_by}" in faithfulness.verdicts[0].reason
+    )
+    node = int(contradicted_by.split(":")[0].removeprefix("node "))
+    assert [v.verdict == "yes" for v in hallucination.verdicts] == [i == node for i in range(3)]
+
+
 @pytest.mark.parametrize(
     "opener", ["Absolutely!", "Of course.", "Certainly!", "That is correct.", "No problem!"]
 )

@@ -369,8 +369,8 @@ def test_ranges_share_their_unit() -> None:
     assert [q.kind for q in quantities("between 5 and 10 km")] == ["length", "length"]
 
 
-def test_identifiers_decades_times_and_versions_are_not_quantities() -> None:
-    assert quantities("A380, 3D, 5G, the 1990s, at 10:30, version 2.3.1") == ()
+def test_identifiers_decades_and_versions_are_not_quantities() -> None:
+    assert quantities("A380, 3D, 5G, the 1990s, version 2.3.1") == ()
     assert [q.value for q in quantities("COVID-19 cases fell 5-10%")] == [19.0, 5.0, 10.0]
 
 
@@ -429,3 +429,33 @@ def test_sentences_glued_without_a_space_are_split_after_a_word(text: str, expec
     """A stop between a lower-case word of 3+ letters and a capitalised word ends a sentence; after a
     number, an initial or an abbreviation ('e.g.') it may not, so those stay joined."""
     assert sentences(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "minutes"),
+    [
+        ("opens at 9am.", 540),
+        ("opens at 9 a.m. on Mondays", 540),
+        ("at 09:00", 540),
+        ("closes at 6 PM.", 1080),
+        ("closes at 18:00", 1080),
+        ("at 10.30pm", 1350),
+        ("at 12am", 0),
+        ("at 12 p.m.", 720),
+    ],
+)
+def test_times_of_day_are_quantities(text: str, minutes: int) -> None:
+    """Office hours are what support bots answer: '9am' and '09:00' are one time, '6pm' is not '5pm'.
+    Before, '9am' and '10:30' were no quantity, and '9 am' the bare number 9."""
+    [time] = quantities(text)
+    assert (time.kind, time.value) == ("clock", minutes)
+
+
+def test_a_time_of_day_is_supported_by_another_spelling_and_contradicted_by_another_time() -> None:
+    nine, nine_again, nine_pm, bare_nine = (
+        quantities(t)[0] for t in ("9am", "09:00", "9 p.m.", "at 9 sharp")
+    )
+    assert supports(nine_again, nine) and supports(nine, nine_again)
+    assert not supports(nine_pm, nine) and conflicts(nine_pm, nine)
+    assert supports(nine, bare_nine) and supports(bare_nine, nine)  # 'opens at 9' for 'opens at 9am'
+    assert quantities("version 10.30, 13:75, 25:00, 3:5") == (quantities("version 10.30")[0],)
