@@ -85,9 +85,8 @@ class Evidence:
     window_numbers: tuple[str, ...] = ()  # the conflicting values the best window states
     contested_numbers: tuple[str, ...] = ()  # the claim's values they contradict
     # Where they are: the best window, or the sentence matching the rest of the claim (a value moved
-    # there from elsewhere in the context), with that sentence's recall of the claim's words.
+    # there from elsewhere in the context).
     conflict_window: Window | None = None
-    moved_match: float = 0.0
     missing_entities: tuple[str, ...] = ()
     elsewhere_entities: tuple[str, ...] = ()  # in the references, but not in the best window
     antonyms: tuple[tuple[str, str], ...] = ()  # (claim word, window word)
@@ -100,7 +99,7 @@ class Evidence:
     def has_conflict(self) -> bool:
         """A specific contradiction, not mere absence: the best window matches the rest of the claim
         but states another number, another name, or the opposite (negation, an antonym)."""
-        swapped_number = bool(self.window_numbers) and max(self.rest_match, self.moved_match) >= 0.5
+        swapped_number = bool(self.window_numbers) and self.rest_match >= 0.5
         # A name found elsewhere in the context but not here, where another is named, is a swap; a
         # name found nowhere is one only when it is the claim's single gap (else it is an addition).
         swapped = bool(self.elsewhere_entities) and self.rest_match >= 0.6
@@ -214,7 +213,6 @@ class GroundingFeaturizer:
             window_numbers=said,
             contested_numbers=tuple(dict.fromkeys(q.text for q, _ in conflicting)),
             conflict_window=here if moved and not in_window else window,
-            moved_match=sentence_recall if moved else 0.0,
             missing_entities=missing_names,
             elsewhere_entities=tuple(elsewhere),
             antonyms=opposites,
