@@ -196,7 +196,7 @@ def _stance(text: str, tokens: list[str], given: frozenset[str]) -> bool:
     if tokens[:1] in (["yes"], ["no"], ["yeah"], ["nope"]) or (given and len(shared) >= 0.6 * len(given)):
         return True
     stance = any(stem(t) in _S["stance"] or t.endswith("n't") for t in tokens)
-    return stance and (bool(shared) or len(tokens) <= 4)
+    return stance and (bool(shared) or len(tokens) <= _BARE_WORDS)
 
 
 def bare_stance(statement: str) -> bool:
