@@ -45,3 +45,12 @@ def committed_offsets(
         return {tp: consumer.committed(tp) or 0 for tp in partitions}
     finally:
         consumer.close(autocommit=False)
+
+
+def end_offsets(bootstrap: str, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+    """Each partition's end offset now (where its next record will be written)."""
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    try:
+        return consumer.end_offsets(list(partitions))
+    finally:
+        consumer.close()

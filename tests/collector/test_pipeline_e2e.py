@@ -8,7 +8,6 @@ from collections import defaultdict
 
 import psutil
 import pytest
-from kafka import KafkaConsumer
 from kafka.structs import TopicPartition
 
 from collector.deadletter import LogDeadLetters
@@ -17,7 +16,7 @@ from collector.receivers.otlp import OtlpConfig
 from collector.receivers.otlp_http import OtlpHttpReceiver
 from ragpulse_sdk import KafkaSpanExporter
 from testkit.collector_runner import wait_for
-from testkit.kafka_read import committed_offsets, read_topic
+from testkit.kafka_read import committed_offsets, end_offsets, read_topic
 from testkit.openai_server import ScriptedOpenAIServer
 from testkit.otlp import post_traces
 from testkit.process import RagpulseProcess, http_status
@@ -170,7 +169,7 @@ def test_restart_after_sigkill_loses_no_sampled_trace(kafka_bootstrap: str, kafk
     with RagpulseProcess(*args, env=env) as second:
         # Every record read again and done: the second replica committed up to the end of the topic
         # (scored traces may all be on the topic already, before it even joined the group).
-        ends = sum(_end_offsets(kafka_bootstrap, partitions).values())
+        ends = sum(end_offsets(kafka_bootstrap, partitions).values())
         wait_for(
             lambda: sum(committed_offsets(kafka_bootstrap, group, partitions).values()) == ends,
             180,
@@ -194,14 +193,6 @@ def test_restart_after_sigkill_loses_no_sampled_trace(kafka_bootstrap: str, kafk
     assert len(faithfulness) == 150
     assert complete_at_kill > 0
     assert scrape_duplicates == complete_at_kill
-
-
-def _end_offsets(bootstrap: str, partitions: list[TopicPartition]) -> dict[TopicPartition, int]:
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
-    try:
-        return consumer.end_offsets(partitions)
-    finally:
-        consumer.close()
 
 
 @pytest.mark.timeout(240)
