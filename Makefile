@@ -23,7 +23,7 @@ test: setup lint
 lint:
 	$(PYTHON) -m ruff check .
 	$(PYTHON) -m ruff format --check .
-	$(PYTHON) -m mypy collector evaluators ragpulse_sdk
+	$(PYTHON) -m mypy collector evaluators ragpulse_sdk testkit
 
 bench:
 	$(PYTHON) -m benchmarks.ingest

@@ -150,7 +150,7 @@ class ScriptedOpenAIServer:
 
     def _chat(self, body: dict[str, Any], *, malformed: bool, short: bool = False) -> dict[str, Any]:
         messages = body.get("messages", [])
-        user_message = next((m for m in messages if m["role"] == "user"), {})
+        user_message: dict[str, Any] = next((m for m in messages if m["role"] == "user"), {})
         user, images = text_of(user_message), images_of(user_message)
         operation = operation_of(body)
         reply = self._answer(operation, user, images)
@@ -216,7 +216,8 @@ class ScriptedOpenAIServer:
                 ]
             }
         if operation == "questions":
-            n = int(_N_QUESTIONS.search(user).group(1)) if _N_QUESTIONS.search(user) else 3
+            asked = _N_QUESTIONS.search(user)
+            n = int(asked.group(1)) if asked else 3
             answer = fenced.get("ANSWER", "")
             questions = script.questions or [f"What is said about {answer[:40]}?" for _ in range(n)]
             return {"questions": questions[:n], "noncommittal": script.noncommittal}
