@@ -1,5 +1,9 @@
 """The claims of an answer, as the offline judge checks them: factual clauses, tastes reduced to names.
 
+What the speaker says of itself is no fact of the world: 'I highly recommend it', 'I really liked
+X' (X must exist: its names stay), 'I think X' (X is the claim), 'I'm not sure.' (none; 'I'm not sure
+about X' is an abstention, which the judge checks against the context).
+
 Every grounding operation starts here (faithfulness per claim, hallucination per claim and context,
 the training script per HaluEval answer), so the split is one function, cached by the answer's text.
 """
@@ -14,13 +18,27 @@ from evaluators.offline.idf import default_idf
 from evaluators.offline.sentences import clauses, sentences
 from evaluators.offline.text import entities, is_factual
 
+_OPENER = r"^(?:(?:yes|yeah|yea|yep|no|nope|ok|okay|oh|well|sure|absolutely|definitely|then|so|and|but|great|cool|awesome|wow)\b[\s,!.]*)*"  # noqa: E501
+_ADVERBS = r"(?:'m|'ve|'d| am| have| do| would| really| also| too| just| personally| highly| strongly| totally| truly| definitely)*"  # noqa: E501
 _OPINION = re.compile(
-    r"^(?:(?:yes|yeah|yep|no|nope|ok|okay|oh|well|sure|absolutely|definitely|then|so|and|but|"
-    r"great|cool|awesome|wow)\b[\s,!.]*)*"
-    r"(?:(?:i|we)(?:'m|'ve| am| have| do| really| also| too| just| personally)*\s+"
-    r"(?:like|love|enjoy|prefer|adore|hate|dislike|am a (?:big )?fan|'m a (?:big )?fan|agree|hope)\b"
+    _OPENER + rf"(?:(?:i|we){_ADVERBS}\s+"
+    r"(?:lik|lov|enjoy|prefer|ador|hat|dislik|agree)(?:e|es|ed|d|s|red)?\b"
+    rf"|i{_ADVERBS}\s+(?:recommend|suggest)(?:ed)?\b"  # a personal taste ('we recommend' may be policy)
+    r"|(?:i|we)(?:'m| am| are| was| were)(?: (?:a )?(?:big|huge|really|totally|also))* (?:fan|into)\b"
+    r"|(?:i|we) hope\b"
     r"|you(?:'ll|'d| will| would| might| may| should| could)?(?: really| also| definitely)?\s+"
     r"(?:love|like|enjoy|want to (?:check|see|watch|read|try))\b)",
+    re.IGNORECASE,
+)
+# 'I think X' asserts X, hedged: X is the claim.
+_HEDGE = re.compile(
+    _OPENER + r"(?:i|we)(?: really| also| do)? (?:think|believe|guess|suppose|reckon)(?: that)?\s+", re.I
+)
+# 'I'm not sure.', 'I don't know.': the speaker's state, no fact (with a topic it is an abstention).
+_UNSURE = re.compile(
+    _OPENER
+    + r"(?:i|we)(?:'m|’m| am| are| do| did)?(?: not|n't|n’t) (?:(?:quite|really|exactly|entirely|too) )?"
+    r"(?:sure|certain|know)(?: about (?:that|it|this))?[\s.!]*$",
     re.IGNORECASE,
 )
 
@@ -48,12 +66,18 @@ def _answer_claims(answer: str) -> tuple[str, ...]:
     claims: list[str] = []
     stated = (_asserted(s) for s in sentences(text))
     for clause in (c for s in stated if is_factual(s) for c in clauses(s) if is_factual(c)):
-        opinion = _OPINION.match(clause)
+        opinion, hedge = _OPINION.match(clause), _HEDGE.match(clause)
         if opinion:
             claims.extend(entities(clause[opinion.end() :], common=default_idf().common))
-        else:
+        elif hedge and is_factual(clause[hedge.end() :]):
+            claims.append(_capitalised(clause[hedge.end() :]))
+        elif not _UNSURE.match(clause):
             claims.append(clause)
     return tuple(claims)
+
+
+def _capitalised(text: str) -> str:
+    return f"{text[0].upper()}{text[1:]}"
 
 
 def _asserted(sentence: str) -> str:
@@ -61,5 +85,4 @@ def _asserted(sentence: str) -> str:
     asked = _ASSERTING_QUESTION.match(sentence.strip())
     if asked is None:
         return sentence
-    fact = asked["fact"]
-    return f"{fact[0].upper()}{fact[1:]}."
+    return f"{_capitalised(asked['fact'])}."

@@ -237,6 +237,11 @@ ABSTENTION = re.compile(
             + _TOPIC.format("t10"),
             r"\bI\s+(?:have\s+no|do\s+not\s+have\s+any|don't\s+have\s+any|don’t\s+have\s+any)\s+(?:information"
             r"|details?|data)" + _ABOUT + _TOPIC.format("t11"),
+            # I'm not sure about X / I don't know whether X (what a chat reply says it cannot tell)
+            r"\bI(?:\s+am|'m|’m)\s+not\s+(?:(?:quite|really|exactly|entirely|too)\s+)?(?:sure|certain)"
+            r"(?:\s+(?:about|of|whether|if))?" + _TOPIC.format("t12"),
+            rf"\bI(?:\s+do|\s+really)?{_NOT}\s+(?:really\s+)?know(?:\s+(?:about|of|whether|if))?"
+            + _TOPIC.format("t13"),
         )
     ),
     re.IGNORECASE,

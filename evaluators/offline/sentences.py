@@ -24,8 +24,15 @@ _OTHER_CONJUNCTIONS = (
     "но|а|однако|хотя|aber|jedoch|während|obwohl|mais|tandis que|alors que|pero|aunque|mientras que"
 )
 _HEDGES = "typically|usually|generally|normally|often|commonly"  # ', typically 2 of 3': a fact of its own
+# ', I am not sure about X' / ', I highly recommend it': the speaker's own clause, a claim of its own
+# (claims.answer_claims then reads it as a taste, a hedge or an abstention). Not ", I've lost my leg'".
+_SPEAKER = (
+    r"(?:I|we)(?:'m|’m|'d|’d|\s+am|\s+do|\s+would|\s+really|\s+also|\s+just|\s+highly|\s+personally)*"
+    r"(?:\s+not|n't|n’t)?\s+(?:sure|certain|know|think|believe|guess|recommend|suggest|like|love|enjoy|prefer|hope)\b"
+)
 _CLAUSE_BREAK = re.compile(
-    rf";\s+|,\s+(?=(?:{CONJUNCTIONS}|{_OTHER_CONJUNCTIONS}|{_HEDGES})\s)|\s+(?=whereas\s)|(?<=；)|，(?=(?:但是?|而|然而))"
+    rf";\s+|,\s+(?=(?:{CONJUNCTIONS}|{_OTHER_CONJUNCTIONS}|{_HEDGES})\s|{_SPEAKER})|\s+(?=whereas\s)|(?<=；)"
+    r"|，(?=(?:但是?|而|然而))"
 )
 # After these a part is a fact of its own even when short ('...; malaria prophylaxis too').
 _STRONG_BREAK = re.compile(r";\s+|(?<=；)|,\s+(?=plus\s)")

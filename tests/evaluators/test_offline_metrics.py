@@ -156,6 +156,36 @@ def test_a_courteous_opener_is_no_claim(judge: OfflineJudge, opener: str) -> Non
     assert scores["faithfulness"].score == 1.0, scores["faithfulness"].reason
 
 
+@pytest.mark.parametrize(
+    "aside",
+    [
+        "The Eiffel Tower is 330 metres tall, I highly recommend a visit.",
+        "I really liked the Eiffel Tower. It is 330 metres tall.",
+        "The Eiffel Tower is 330 metres tall, I'm not sure about its opening hours.",
+        "The Eiffel Tower is 330 metres tall, I don't know whether it has a restaurant.",
+        "I think the Eiffel Tower is 330 metres tall. I'm not sure.",
+    ],
+)
+def test_the_speakers_own_clauses_are_no_facts_to_ground(judge: OfflineJudge, aside: str) -> None:
+    """Chat replies add what the speaker likes, recommends, thinks or cannot tell. Checked as facts,
+    'I highly recommend a visit' was not found, and 'I don't know whether X' read as a negation that
+    contradicts the passage. A taste keeps its names; 'I think X' is X; 'I'm not sure about X' is an
+    abstention: right when the context lacks X."""
+    case = CASE.model_copy(update={"actual_output": aside})
+    result = evaluate([case], [Faithfulness(), Hallucination()], judge).cases[0].by_name()
+    assert result["faithfulness"].score == 1.0, result["faithfulness"].reason
+    assert result["hallucination"].score == 0.0, result["hallucination"].reason
+
+
+@pytest.mark.parametrize(
+    "unsure", ["I'm not sure when the Eiffel Tower was built.", "I don't know how tall the Eiffel Tower is."]
+)
+def test_not_being_sure_of_what_the_context_states_is_unsupported(judge: OfflineJudge, unsure: str) -> None:
+    case = CASE.model_copy(update={"actual_output": unsure})
+    result = evaluate([case], [Faithfulness()], judge).cases[0].by_name()["faithfulness"]
+    assert result.score == 0.0, result.reason
+
+
 def test_did_you_know_asserts_what_it_asks(judge: OfflineJudge) -> None:
     """'Did you know that X?' states X (chat replies add facts this way); 'Do you know who...?' asks."""
     wrong = CASE.model_copy(
