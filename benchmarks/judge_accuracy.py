@@ -7,19 +7,28 @@ Prints, for HaluEval QA and dialogue held-out splits (one pair in five, never se
 for a length-matched subset of each: the offline judge (answer score = its weakest claim's
 P(supported)), every single grounding feature, and the answer-length-only baseline. Single features
 and the length baseline get the threshold that maximises balanced accuracy on training answers.
-Then the hand-written cases per category: tests/data/grounding_cases.jsonl (the headline set),
-grounding_cases_more.jsonl (abstentions, non-Latin scripts, units) and
-grounding_cases_unresponsive.jsonl (same-topic answers that do or do not answer the question).
+Then how far a grounding judge can go on dialogue: 360 of the length-matched held-out dialogue
+responses, each read by a careful reader (an LLM session that saw neither the label nor the other
+response of its pair, told to judge only against the text given) as supported, not found,
+contradicted or no claim, against the knowledge and against the knowledge plus the dialogue history
+(benchmarks/data/halueval_dialogue_read.jsonl); the reader's verdict as a score, beside the offline
+judge's verdicts on the same responses. Then the hand-written cases per category:
+tests/data/grounding_cases.jsonl (the headline set), grounding_cases_more.jsonl (abstentions,
+non-Latin scripts, units) and grounding_cases_unresponsive.jsonl (same-topic answers that do or do
+not answer the question).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
+from evaluators.judges.base import ExtractKind, VerdictTask
 from evaluators.offline import OfflineJudge
 from evaluators.offline.features import FEATURE_NAMES, GroundingFeaturizer
 from evaluators.offline.grounding_cases import is_right, judged_label, load_cases
@@ -96,6 +105,51 @@ def halueval(task: str, limit: int | None, featurizer: GroundingFeaturizer) -> N
     print(f"  calibration: expected calibration error {ece:.3f} (10 bins)")
 
 
+READ = ROOT / "benchmarks" / "data" / "halueval_dialogue_read.jsonl"
+READ_VERDICTS = ("supported", "no_claim", "not_found", "contradicted")  # best first: the score's order
+
+
+async def judge_verdict(judge: OfflineJudge, answer: LabelledAnswer) -> str:
+    """The offline judge's verdict on a whole answer, as faithfulness reaches it: contradicted if a
+    claim is, supported if every claim is, no claim if the answer states none, else not found."""
+    claims = await judge.extract(answer.answer, ExtractKind.CLAIMS, question=answer.question)
+    if not claims:
+        return "no_claim"
+    verdicts = {v.verdict for v in await judge.verdicts(claims, [answer.context], VerdictTask.SUPPORTED)}
+    return "contradicted" if "no" in verdicts else "supported" if verdicts == {"yes"} else "not_found"
+
+
+def dialogue_read(featurizer: GroundingFeaturizer) -> None:
+    """The ceiling of grounding on HaluEval dialogue: readers' verdicts as scores, and the judge's."""
+    rows = [json.loads(line) for line in READ.read_text().splitlines()]
+    by_key = {(a.pair, a.label): a for a in load_halueval("dialogue") if a.split == "test"}
+    items = [by_key[(row["pair"], int(row["response"] == "right"))] for row in rows]
+    labels = np.array([a.label for a in items])
+    rank = {verdict: len(READ_VERDICTS) - i for i, verdict in enumerate(READ_VERDICTS)}
+    judge = OfflineJudge()
+    judged = [asyncio.run(judge_verdict(judge, a)) for a in items]
+    print(
+        f"\nHaluEval dialogue, {len(rows)} length-matched held-out responses read ({READ.relative_to(ROOT)})"
+    )
+    for column in ("knowledge", "knowledge_and_history"):
+        area = auroc(np.array([rank[row[column]] for row in rows]), labels)
+        print(f"  a reader's verdict against the {column.replace('_', ' ')}: AUROC {area:.3f}")
+    verdict_area = auroc(np.array([rank[v] for v in judged]), labels)
+    score_area = auroc(signals(items, featurizer)["offline judge"], labels)
+    print(f"  the offline judge's verdict: AUROC {verdict_area:.3f}; its score: AUROC {score_area:.3f}")
+    print(
+        f"  {'read (with history) as':22s} {'right':>6s} {'halluc.':>8s}   judged as: "
+        + " ".join(f"{v:>12s}" for v in READ_VERDICTS)
+    )
+    for verdict in READ_VERDICTS:
+        rows_of = [i for i, row in enumerate(rows) if row["knowledge_and_history"] == verdict]
+        judged_as = Counter(judged[i] for i in rows_of)
+        print(
+            f"  {verdict:22s} {sum(labels[i] for i in rows_of):6d} {sum(1 - labels[i] for i in rows_of):8d}"
+            f"               " + " ".join(f"{judged_as[v]:12d}" for v in READ_VERDICTS)
+        )
+
+
 def hand_written(path: Path) -> None:
     """Per category: cases right, and what the judge called them (a confusion table)."""
     judge = OfflineJudge()
@@ -127,6 +181,7 @@ def main() -> None:
         featurizer = GroundingFeaturizer()
         for task in ("qa", "dialogue"):
             halueval(task, args.limit, featurizer)
+        dialogue_read(featurizer)
     for path in CASE_FILES:
         hand_written(path)
 
