@@ -24,7 +24,7 @@ _OPINION = re.compile(
     _OPENER + rf"(?:(?:i|we){_ADVERBS}\s+"
     r"(?:lik|lov|enjoy|prefer|ador|hat|dislik|agree)(?:e|es|ed|d|s|red)?\b"
     rf"|i{_ADVERBS}\s+(?:recommend|suggest)(?:ed)?\b"  # a personal taste ('we recommend' may be policy)
-    r"|(?:i|we)(?:'m| am| are| was| were)(?: (?:a )?(?:big|huge|really|totally|also))* (?:fan|into)\b"
+    r"|(?:i|we)(?:'m| am| are| was| were)(?: (?:a|big|huge|really|totally|also))* (?:fan|fans|into)\b"
     r"|(?:i|we) hope\b"
     r"|you(?:'ll|'d| will| would| might| may| should| could)?(?: really| also| definitely)?\s+"
     r"(?:love|like|enjoy|want to (?:check|see|watch|read|try))\b)",

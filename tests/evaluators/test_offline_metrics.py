@@ -19,6 +19,7 @@ from evaluators import (
 )
 from evaluators.metrics.registry import judged_offline
 from evaluators.offline import OfflineJudge
+from evaluators.offline.claims import answer_claims
 
 CASE = TestCase(
     input="How tall is the Eiffel Tower and when was it built?",
@@ -175,6 +176,24 @@ def test_the_speakers_own_clauses_are_no_facts_to_ground(judge: OfflineJudge, as
     result = evaluate([case], [Faithfulness(), Hallucination()], judge).cases[0].by_name()
     assert result["faithfulness"].score == 1.0, result["faithfulness"].reason
     assert result["hallucination"].score == 0.0, result["hallucination"].reason
+
+
+@pytest.mark.parametrize(
+    ("text", "claims"),
+    [
+        ("I'm a fan of Stephen King.", ["Stephen King"]),
+        ("I am a big fan of Stephen King.", ["Stephen King"]),
+        ("I really liked Wild Ones.", ["Wild Ones"]),
+        ("I'm totally into dance music.", []),
+        ("I'm not sure.", []),
+        ("I think the tower is 330 metres tall.", ["The tower is 330 metres tall."]),
+        ("We recommend the Premium plan for teams.", ["We recommend the Premium plan for teams."]),
+    ],
+)
+def test_what_a_speakers_clause_leaves_to_check(text: str, claims: list[str]) -> None:
+    """Tastes keep their names, a hedge its statement; a company's 'we recommend' may be its policy and
+    stays whole."""
+    assert answer_claims(text) == claims
 
 
 @pytest.mark.parametrize(
