@@ -21,6 +21,8 @@ import asyncio
 import gc
 import os
 import signal
+import threading
+import time
 from typing import Any
 
 from collector.judging.scorers import JudgeOnLoop
@@ -40,14 +42,32 @@ _scorer: JudgeOnLoop | None = None
 _loop: asyncio.AbstractEventLoop | None = None
 
 
-def start(options: dict[str, dict[str, Any]], custom: CustomMetrics) -> None:
+def start(options: dict[str, dict[str, Any]], custom: CustomMetrics, sidecar: int | None = None) -> None:
     """Process initializer: this worker's scorer (metrics made with their options), event loop and
     collector thresholds (see above). Ctrl-C reaches the whole process group; the sidecar decides
-    when its workers stop, so they ignore it."""
+    when its workers stop, so they ignore it. With the sidecar's pid, the worker also exits when the
+    sidecar is gone (`_exit_without`)."""
     global _scorer, _loop
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     gc.set_threshold(*GC_THRESHOLDS)
     _scorer, _loop = JudgeOnLoop(JUDGE, options, custom), asyncio.new_event_loop()
+    if sidecar is not None:
+        threading.Thread(target=_exit_without, args=(sidecar,), name="sidecar-watch", daemon=True).start()
+
+
+def _exit_without(sidecar: int, every_s: float = 1.0) -> None:
+    """Exit once the sidecar process is gone. A sidecar killed outright (SIGKILL, the OOM killer) never
+    shuts its pool down, and a worker waiting for its next case never sees it go: the worker holds
+    both ends of its task queue's pipe, and the fork server stays up while any worker does. Without
+    this, 8 workers and the fork server outlived such a sidecar for good, each with its memory."""
+    while True:
+        time.sleep(every_s)
+        try:
+            os.kill(sidecar, 0)
+        except ProcessLookupError:
+            os._exit(0)
+        except PermissionError:  # the pid now belongs to another user's process: the sidecar is gone
+            os._exit(0)
 
 
 def info() -> JudgeInfo:

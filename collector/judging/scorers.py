@@ -12,6 +12,7 @@ import asyncio
 import importlib
 import logging
 import multiprocessing
+import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -112,7 +113,7 @@ class OfflineJudgePool:
             self.processes,
             mp_context=context,
             initializer=_in_worker,
-            initargs=("start", self._options, self._custom),
+            initargs=("start", self._options, self._custom, os.getpid()),
         )
 
     async def score(self, case: TestCase, metrics: Sequence[str]) -> CaseResult:

@@ -6,8 +6,12 @@ import asyncio
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 from dataclasses import replace
+
+import psutil
 
 from collector.dedup import RecentKeys
 from collector.exporters.prometheus import PrometheusExporter
@@ -213,6 +217,44 @@ async def test_a_dead_offline_worker_scores_error_and_the_pool_recovers() -> Non
         assert [e.outcome for e in evaluations] == [Outcome.PASSED]  # a new pool took over
     finally:
         pool.shutdown()
+
+
+_HOLDS_A_POOL = """
+import multiprocessing.forkserver, sys, time
+from collector.judging.scorers import OfflineJudgePool
+pool = OfflineJudgePool(2)
+pids = [*pool._executor._processes, multiprocessing.forkserver._forkserver._forkserver_pid]
+print(*pids, flush=True)
+time.sleep(120)
+"""
+
+
+def test_the_offline_workers_and_fork_server_exit_when_the_sidecar_is_killed_outright() -> None:
+    """SIGKILL (the OOM killer) gives the sidecar no shutdown: before, its workers waited for their
+    next case for good, and kept the fork server up (seen as idle processes left by every CI run)."""
+    sidecar = subprocess.Popen([sys.executable, "-c", _HOLDS_A_POOL], stdout=subprocess.PIPE, text=True)
+    pids: list[int] = []
+    try:
+        assert sidecar.stdout is not None
+        pids = [int(pid) for pid in sidecar.stdout.readline().split()]
+        assert len(pids) == 3 and all(_alive(pid) for pid in pids)
+        sidecar.kill()
+        sidecar.wait(10)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and any(_alive(pid) for pid in pids):
+            time.sleep(0.1)
+        assert [pid for pid in pids if _alive(pid)] == []
+    finally:
+        sidecar.kill()
+        for pid in (p for p in pids if _alive(p)):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
 
 
 def test_the_offline_pool_is_sized_by_the_container_cpu_limit(tmp_path, monkeypatch) -> None:
