@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evaluators.judges.base import ExtractKind, VerdictTask
+from evaluators.judges.base import ExtractKind
 from evaluators.offline import OfflineJudge
 from evaluators.offline.features import FEATURE_NAMES, GroundingFeaturizer
 from evaluators.offline.grounding_cases import is_right, judged_label, load_cases
@@ -110,13 +110,18 @@ READ_VERDICTS = ("supported", "no_claim", "not_found", "contradicted")  # best f
 
 
 async def judge_verdict(judge: OfflineJudge, answer: LabelledAnswer) -> str:
-    """The offline judge's verdict on a whole answer, as faithfulness reaches it: contradicted if a
-    claim is, supported if every claim is, no claim if the answer states none, else not found."""
-    claims = await judge.extract(answer.answer, ExtractKind.CLAIMS, question=answer.question)
-    if not claims:
+    """The offline judge's verdict on a whole answer, as the hand sets take it (`judged_label`), in the
+    readers' words: no claim if the answer states none."""
+    if not await judge.extract(answer.answer, ExtractKind.CLAIMS, question=answer.question):
         return "no_claim"
-    verdicts = {v.verdict for v in await judge.verdicts(claims, [answer.context], VerdictTask.SUPPORTED)}
-    return "contradicted" if "no" in verdicts else "supported" if verdicts == {"yes"} else "not_found"
+    case = {
+        "expect": "supported",
+        "contexts": [answer.context],
+        "answer": answer.answer,
+        "question": answer.question,
+    }
+    label, _ = await judged_label(judge, case)
+    return "not_found" if label == "unsupported" else label
 
 
 def dialogue_read(featurizer: GroundingFeaturizer) -> None:
