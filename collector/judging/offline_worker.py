@@ -64,9 +64,7 @@ def _exit_without(sidecar: int, every_s: float = 1.0) -> None:
         time.sleep(every_s)
         try:
             os.kill(sidecar, 0)
-        except ProcessLookupError:
-            os._exit(0)
-        except PermissionError:  # the pid now belongs to another user's process: the sidecar is gone
+        except (ProcessLookupError, PermissionError):  # (another user's process took the pid: gone too)
             os._exit(0)
 
 
