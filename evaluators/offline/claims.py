@@ -2,7 +2,7 @@
 
 What the speaker says of itself is no fact of the world: 'I highly recommend it', 'I really liked
 X' (X must exist: its names stay), 'I think X' (X is the claim), 'I'm not sure.' (none; 'I'm not sure
-about X' is an abstention, which the judge checks against the context).
+about X' is an abstention, which the judge checks against the context), the 'No,' of a reply.
 
 Every grounding operation starts here (faithfulness per claim, hallucination per claim and context,
 the training script per HaluEval answer), so the split is one function, cached by the answer's text.
@@ -42,6 +42,10 @@ _UNSURE = re.compile(
     re.IGNORECASE,
 )
 
+# 'No, X isn't in it.': the reply's stance on the question, not a negation of the clause after it
+# (counted as one, it would cancel the clause's own 'not', and flip 'No, it is closed at weekends').
+_REPLY = re.compile(r"^(?:yes|yeah|yep|no|nope)\s*[,!;:—–]\s*(?=\w)", re.IGNORECASE)
+
 # 'Did you know that X?' asserts X: a chat reply's way to add a fact ('Do you know who ...?' asks).
 _ASSERTING_QUESTION = re.compile(
     r"^(?:(?:so|and|but|oh|also)\b[,\s]*)*(?:did|do) you know,?(?: that)?\s+"
@@ -72,7 +76,8 @@ def _answer_claims(answer: str) -> tuple[str, ...]:
         elif hedge and is_factual(clause[hedge.end() :]):
             claims.append(_capitalised(clause[hedge.end() :]))
         elif not _UNSURE.match(clause):
-            claims.append(clause)
+            reply = _REPLY.match(clause)
+            claims.append(_capitalised(clause[reply.end() :]) if reply else clause)
     return tuple(claims)
 
 

@@ -197,6 +197,43 @@ def test_what_a_speakers_clause_leaves_to_check(text: str, claims: list[str]) ->
 
 
 @pytest.mark.parametrize(
+    ("answer", "contradicted"),
+    [
+        ("No, the Eiffel Tower is 330 metres tall.", False),
+        ("Yes, the Eiffel Tower is 330 metres tall.", False),
+        ("No, the Eiffel Tower isn't 330 metres tall.", True),
+        ("Nope, the Eiffel Tower was not built for the 1889 World's Fair.", True),
+    ],
+)
+def test_a_replys_no_is_no_negation_of_the_clause_after_it(
+    judge: OfflineJudge, answer: str, contradicted: bool
+) -> None:
+    """'No, X' answers the question; counted as a negation of X, it cancelled X's own 'not' (a denial
+    of the passage passed) and flipped a plain statement of the passage into a contradiction."""
+    case = CASE.model_copy(update={"actual_output": answer})
+    result = evaluate([case], [Faithfulness(), Hallucination()], judge).cases[0].by_name()
+    faithfulness, hallucination = result["faithfulness"], result["hallucination"]
+    if contradicted:
+        assert faithfulness.score == 0.0 and "contradicted by" in faithfulness.verdicts[0].reason
+        assert hallucination.score is not None and hallucination.score > 0.0, hallucination.reason
+    else:
+        assert faithfulness.score == 1.0 and hallucination.score == 0.0, faithfulness.reason
+
+
+@pytest.mark.parametrize(
+    ("text", "claims"),
+    [
+        ("No, Robert Downey Jr. isn't in Zodiac.", ["Robert Downey Jr. isn't in Zodiac."]),
+        ("Yes! It opens at 9.", ["It opens at 9."]),
+        ("No refunds are given after 30 days.", ["No refunds are given after 30 days."]),
+    ],
+)
+def test_a_replys_stance_leaves_its_clause(text: str, claims: list[str]) -> None:
+    """'No refunds ...' is a negation, not a reply."""
+    assert answer_claims(text) == claims
+
+
+@pytest.mark.parametrize(
     "unsure", ["I'm not sure when the Eiffel Tower was built.", "I don't know how tall the Eiffel Tower is."]
 )
 def test_not_being_sure_of_what_the_context_states_is_unsupported(judge: OfflineJudge, unsure: str) -> None:
