@@ -88,9 +88,9 @@ def _punkt_sentences(text: str) -> list[str]:
 
 
 def _rejoin(found: list[str], *, titles: bool) -> list[str]:
-    """Undo nupunkt's cuts after '20.' before a month and after a non-English abbreviation before a
-    lower-case word or a digit; and, in text that is not ASCII, after a title before a name (English
-    'Sr.' ends sentences: 'Ross Bagdasarian, Sr. The films ...')."""
+    """Undo nupunkt's cuts after '20.' before a month and after a non-English abbreviation (or dotted
+    initials) before a lower-case word or a digit; and, in text that is not ASCII, after a title
+    before a name (English 'Sr.' ends sentences: 'Ross Bagdasarian, Sr. The films ...')."""
     merged: list[str] = []
     for sentence in found:
         previous = merged[-1] if merged else ""
@@ -106,12 +106,17 @@ def _rejoin(found: list[str], *, titles: bool) -> list[str]:
     return merged
 
 
+# An abbreviation of dotted initials in any language ('π.Χ.', 'т.е.', 'z.B.'): before a lower-case
+# word it ends no sentence ('... 447 και 438 π.Χ. και ήταν αφιερωμένος ...').
+_DOTTED = re.compile(r"(?:[^\W\d_]{1,3}\.)+[^\W\d_]{1,3}")
+
+
 def _continues(word: str, sentence: str, titles: bool) -> bool:
     """Whether `sentence` continues the one that ended with `word` and a full stop."""
     head = sentence[:1]
     if word.isdigit():  # '20.' before 'Juli 1969'
         return len(word) <= 2 and ml.fold(sentence.split()[0].rstrip(".,")) in ml.MONTHS
-    if word in ml.ABBREVIATIONS and (head.islower() or head.isdigit()):
+    if (word in ml.ABBREVIATIONS or _DOTTED.fullmatch(word)) and (head.islower() or head.isdigit()):
         return True
     return titles and word in ml.TITLES and ml.fold(sentence.split()[0]) not in STOPWORDS
 

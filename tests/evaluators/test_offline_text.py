@@ -171,6 +171,19 @@ def test_greek_question_mark_and_names() -> None:
     )
 
 
+def test_dotted_initials_before_a_lower_case_word_end_no_sentence() -> None:
+    """'π.Χ.' (BC): cut there, 'και ήταν αφιερωμένος στη θεά Αθηνά' lost the Parthenon it is about."""
+    text = "Κατασκευάστηκε μεταξύ 447 και 438 π.Χ. και ήταν αφιερωμένος στη θεά Αθηνά. Είναι ναός."
+    assert sentences(text) == (
+        "Κατασκευάστηκε μεταξύ 447 και 438 π.Χ. και ήταν αφιερωμένος στη θεά Αθηνά.",
+        "Είναι ναός.",
+    )
+    assert sentences("It began in the U.S. The next year it reached Canada.") == (
+        "It began in the U.S.",
+        "The next year it reached Canada.",
+    )
+
+
 def test_german_umlauts_and_abbreviations() -> None:
     assert words("Die Straße in Zürich") == ["die", "strasse", "in", "zurich"]
     assert content_stems("Der Eiffelturm ist 330 Meter hoch.") == [
