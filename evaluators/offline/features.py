@@ -249,9 +249,12 @@ class GroundingFeaturizer:
     def _swapped_names(names: list[str], missing: tuple[str, ...], best: str) -> list[str]:
         """Names of the claim found in the references but not in its best window (or clause). Called
         only when that window names someone else instead ('Saturn is the largest' against 'Jupiter is
-        the largest'): a window naming nobody is just a coreference ('The tower is 330 metres tall')."""
+        the largest'): a window naming nobody is just a coreference ('The tower is 330 metres tall').
+        A name inflected there ('Транссибирской' for 'Транссибирская') is there: its stems are, in a
+        row. (Only in a row: 'Mangalia University' is no name of 'born in Mangalia ... at Ovidius
+        University'.)"""
         window = best.lower()
-        return [e for e in names if e not in missing and e.lower() not in window]
+        return [e for e in names if e not in missing and e.lower() not in window and not _in_a_row(e, best)]
 
     def _names_others(self, claim: str, text: str) -> bool:
         lowered = claim.lower()
@@ -263,6 +266,13 @@ class GroundingFeaturizer:
             return True
         parts = stems_of(entity)
         return bool(parts) and all(p in refs.all_stems for p in parts)
+
+
+def _in_a_row(name: str, text: str) -> bool:
+    """Whether the stems of `name` occur consecutively among the content stems of `text`."""
+    parts, stated = stems_of(name), stems_of(text)
+    n = len(parts)
+    return bool(n) and any(stated[i : i + n] == parts for i in range(len(stated) - n + 1))
 
 
 def _soft_recall(weights: np.ndarray, matches: np.ndarray) -> float:

@@ -65,6 +65,21 @@ async def test_wrong_number_and_wrong_name_are_named_in_the_reason(judge: Offlin
     assert contradicted.verdict == "yes"
 
 
+async def test_a_name_written_another_way_is_no_swap_but_one_made_of_scattered_words_is(
+    judge: OfflineJudge,
+) -> None:
+    """'Intel's CEO' is the passage's 'Intel CEO' (its stems, in a row): it was called contradicted,
+    as a name swap. 'Mangalia University' is no name there, though both its words are."""
+    forum = "At the developers forum in China, Intel CEO Brian Krzanich demonstrated a swarm of robot spiders"
+    [same] = await judge.verdicts(
+        ["Intel's CEO demonstrated the robot spiders at a forum in China."], [forum], VerdictTask.SUPPORTED
+    )
+    assert same.verdict == "yes", same.reason
+    born = "Born in Mangalia and raised in Neptun, she studied political science at Ovidius University."
+    [made_up] = await judge.verdicts(["She studied at Mangalia University."], [born], VerdictTask.SUPPORTED)
+    assert made_up.verdict != "yes" and "Mangalia University" in made_up.reason, made_up.reason
+
+
 async def test_unsupported_addition_is_not_called_a_contradiction(judge: OfflineJudge) -> None:
     claim = "Its elevators were supplied by the Otis Elevator Company."
     [supported] = await judge.verdicts([claim], NODES, VerdictTask.SUPPORTED)
