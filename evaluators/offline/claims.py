@@ -2,7 +2,8 @@
 
 What the speaker says of itself is no fact of the world: 'I highly recommend it', 'I really liked
 X' (X must exist: its names stay), 'I think X' (X is the claim), 'I'm not sure.' (none; 'I'm not sure
-about X' is an abstention, which the judge checks against the context), the 'No,' of a reply.
+about X' is an abstention, which the judge checks against the context), the 'No,' of a reply, and
+praise ('It's an excellent book.': names aside, nothing to check).
 
 Every grounding operation starts here (faithfulness per claim, hallucination per claim and context,
 the training script per HaluEval answer), so the split is one function, cached by the answer's text.
@@ -16,9 +17,9 @@ from functools import lru_cache
 from evaluators.citations_parse import without_citations
 from evaluators.offline.idf import default_idf
 from evaluators.offline.sentences import clauses, sentences
-from evaluators.offline.text import entities, is_factual
+from evaluators.offline.text import entities, is_factual, stem, stems_of
 
-_OPENER = r"^(?:(?:yes|yeah|yea|yep|no|nope|ok|okay|oh|well|sure|absolutely|definitely|then|so|and|but|great|cool|awesome|wow)\b[\s,!.]*)*"  # noqa: E501
+_OPENER = r"^(?:(?:yes|yeah|yea|yep|yup|no|nope|ok|okay|oh|well|sure|absolutely|definitely|then|so|and|but|great|cool|awesome|wow)\b[\s,!.]*)*"  # noqa: E501
 _ADVERBS = r"(?:'m|'ve|'d| am| have| do| would| really| also| too| just| personally| highly| strongly| totally| truly| definitely)*"  # noqa: E501
 _OPINION = re.compile(
     _OPENER + rf"(?:(?:i|we){_ADVERBS}\s+"
@@ -40,6 +41,28 @@ _UNSURE = re.compile(
     + r"(?:i|we)(?:'m|’m| am| are| do| did)?(?: not|n't|n’t) (?:(?:quite|really|exactly|entirely|too) )?"
     r"(?:sure|certain|know)(?: about (?:that|it|this))?[\s.!]*$",
     re.IGNORECASE,
+)
+
+_OPENING = re.compile(_OPENER, re.IGNORECASE)
+
+
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in text.split())
+
+
+# 'It's an excellent book.', 'He is a great all around actor.': a judgement of value, no fact to
+# ground. A clause is one when it has a word of praise or blame and every other content word is an
+# intensifier or a generic noun. Its names still stand, as a taste's do ('a fun movie, like Finding
+# Nemo': Finding Nemo must exist).
+_PRAISE = _stems(
+    """good great excellent amazing awesome wonderful fantastic brilliant terrific superb nice lovely
+    cool fun enjoyable entertaining interesting beautiful incredible favorite favourite catchy
+    overrated underrated boring bad terrible awful horrible"""
+)
+_PRAISED = _stems(
+    """really quite pretty truly super extremely incredibly especially definitely absolutely such book
+    movie film song show series one actor actress singer player story read watch choice option pick
+    idea album music game work role performance writer author director team guy"""
 )
 
 # 'No, X isn't in it.': the reply's stance on the question, not a negation of the clause after it
@@ -73,12 +96,22 @@ def _answer_claims(answer: str) -> tuple[str, ...]:
         opinion, hedge = _OPINION.match(clause), _HEDGE.match(clause)
         if opinion:
             claims.extend(entities(clause[opinion.end() :], common=default_idf().common))
+        elif _evaluates(clause):
+            claims.extend(entities(clause, common=default_idf().common))
         elif hedge and is_factual(clause[hedge.end() :]):
             claims.append(_capitalised(clause[hedge.end() :]))
         elif not _UNSURE.match(clause):
             reply = _REPLY.match(clause)
             claims.append(_capitalised(clause[reply.end() :]) if reply else clause)
     return tuple(claims)
+
+
+def _evaluates(clause: str) -> bool:
+    """Whether a clause only judges value ('Those are great songs.'), names aside."""
+    judged = _OPENING.sub("", clause)
+    names = {p for name in entities(judged, common=default_idf().common) for p in stems_of(name)}
+    said = set(stems_of(judged)) - names
+    return bool(said & _PRAISE) and said <= _PRAISE | _PRAISED
 
 
 def _capitalised(text: str) -> str:

@@ -165,10 +165,11 @@ def test_a_courteous_opener_is_no_claim(judge: OfflineJudge, opener: str) -> Non
         "The Eiffel Tower is 330 metres tall, I'm not sure about its opening hours.",
         "The Eiffel Tower is 330 metres tall, I don't know whether it has a restaurant.",
         "I think the Eiffel Tower is 330 metres tall. I'm not sure.",
+        "The Eiffel Tower is 330 metres tall. It is truly amazing!",
     ],
 )
 def test_the_speakers_own_clauses_are_no_facts_to_ground(judge: OfflineJudge, aside: str) -> None:
-    """Chat replies add what the speaker likes, recommends, thinks or cannot tell. Checked as facts,
+    """Chat replies add what the speaker likes, recommends, thinks, praises or cannot tell. Checked as facts,
     'I highly recommend a visit' was not found, and 'I don't know whether X' read as a negation that
     contradicts the passage. A taste keeps its names; 'I think X' is X; 'I'm not sure about X' is an
     abstention: right when the context lacks X."""
@@ -188,11 +189,16 @@ def test_the_speakers_own_clauses_are_no_facts_to_ground(judge: OfflineJudge, as
         ("I'm not sure.", []),
         ("I think the tower is 330 metres tall.", ["The tower is 330 metres tall."]),
         ("We recommend the Premium plan for teams.", ["We recommend the Premium plan for teams."]),
+        ("Those are great songs.", []),
+        ("Yup. He is a great all around actor.", []),
+        ("It is a really fun movie, like Finding Nemo.", ["Finding Nemo"]),
+        ("The hotel has a great pool.", ["The hotel has a great pool."]),
     ],
 )
 def test_what_a_speakers_clause_leaves_to_check(text: str, claims: list[str]) -> None:
-    """Tastes keep their names, a hedge its statement; a company's 'we recommend' may be its policy and
-    stays whole."""
+    """Tastes and judgements of value keep their names, a hedge its statement; a company's 'we
+    recommend' may be its policy and stays whole, and praise of something specific is a fact about it
+    ('a great pool': the hotel has a pool)."""
     assert answer_claims(text) == claims
 
 
