@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from evaluators.citations_parse import without_citations
 from evaluators.offline.idf import default_idf
+from evaluators.offline.lexicon import abstention_topic
 from evaluators.offline.sentences import clauses, sentences
 from evaluators.offline.text import entities, is_factual, stem, stems_of
 
@@ -31,10 +32,16 @@ _OPINION = re.compile(
     r"(?:love|like|enjoy|want to (?:check|see|watch|read|try))\b)",
     re.IGNORECASE,
 )
-# 'I think X' asserts X, hedged: X is the claim.
+# 'I think X' asserts X, hedged, and 'I heard that X' reports it: X is the claim.
 _HEDGE = re.compile(
-    _OPENER + r"(?:i|we)(?: really| also| do)? (?:think|believe|guess|suppose|reckon)(?: that)?\s+", re.I
+    _OPENER + r"(?:i|we)(?:'ve|’ve| have| really| also| do)? "
+    r"(?:(?:think|believe|guess|suppose|reckon|heard|hear)(?: that)?"
+    r"|(?:read|know|remember|recall|understand|learned|learnt) that)\s+",
+    re.I,
 )
+# 'I don't follow the Saints much', 'I have tickets', 'I'm sorry, ...': the speaker speaks of itself,
+# not of the world; its names stay. ('We offer free returns' may be a company's policy: it stays.)
+_FIRST_PERSON = re.compile(_OPENER + r"i(?:'m|’m|'ve|’ve|'d|’d|'ll|’ll)?\s", re.I)
 # 'I'm not sure.', 'I don't know.': the speaker's state, no fact (with a topic it is an abstention).
 _UNSURE = re.compile(
     _OPENER
@@ -100,6 +107,8 @@ def _answer_claims(answer: str) -> tuple[str, ...]:
             claims.extend(entities(clause, common=default_idf().common))
         elif hedge and is_factual(clause[hedge.end() :]):
             claims.append(_capitalised(clause[hedge.end() :]))
+        elif _FIRST_PERSON.match(clause) and abstention_topic(clause) is None:
+            claims.extend(entities(clause, common=default_idf().common))
         elif not _UNSURE.match(clause):
             reply = _REPLY.match(clause)
             claims.append(_capitalised(clause[reply.end() :]) if reply else clause)

@@ -56,8 +56,9 @@ _ENGLISH_STOPWORDS = frozenset(
     she her they them their so than too very can could will would shall should may might must also
     just about such only both each any all some more most other another same own up down out off
     again further once s t d ll re ve m o y yes well like one's per via i'm you're he's she's we're
-    they're let's typically usually generally normally often commonly roughly approximately around
-    nearly
+    they're let's that's there's here's what's who's where's how's i've you've we've they've i'd you'd
+    he'd she'd we'd they'd i'll you'll he'll she'll we'll they'll it'll typically usually generally
+    normally often commonly roughly approximately around nearly
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 STOPWORDS = ml.STOPWORDS | _ENGLISH_STOPWORDS

@@ -166,6 +166,8 @@ def test_a_courteous_opener_is_no_claim(judge: OfflineJudge, opener: str) -> Non
         "The Eiffel Tower is 330 metres tall, I don't know whether it has a restaurant.",
         "I think the Eiffel Tower is 330 metres tall. I'm not sure.",
         "The Eiffel Tower is 330 metres tall. It is truly amazing!",
+        "The Eiffel Tower is 330 metres tall. I don't follow the World's Fair much.",
+        "That's right. I've heard the Eiffel Tower is 330 metres tall.",
     ],
 )
 def test_the_speakers_own_clauses_are_no_facts_to_ground(judge: OfflineJudge, aside: str) -> None:
@@ -193,12 +195,19 @@ def test_the_speakers_own_clauses_are_no_facts_to_ground(judge: OfflineJudge, as
         ("Yup. He is a great all around actor.", []),
         ("It is a really fun movie, like Finding Nemo.", ["Finding Nemo"]),
         ("The hotel has a great pool.", ["The hotel has a great pool."]),
+        ("I don't follow the Saints much.", ["Saints"]),
+        ("I'm sorry, I don't have any more news about Christina Baker Kline.", ["Christina Baker Kline"]),
+        ("I read that the tower is 330 metres tall.", ["The tower is 330 metres tall."]),
+        ("I read the book in 2010.", []),
+        ("We offer free returns within 30 days.", ["We offer free returns within 30 days."]),
+        ("I could not find the trial's length.", ["I could not find the trial's length."]),
     ],
 )
 def test_what_a_speakers_clause_leaves_to_check(text: str, claims: list[str]) -> None:
-    """Tastes and judgements of value keep their names, a hedge its statement; a company's 'we
-    recommend' may be its policy and stays whole, and praise of something specific is a fact about it
-    ('a great pool': the hotel has a pool)."""
+    """Tastes, judgements of value and what the speaker says of itself keep their names, a hedge or a
+    report its statement; a company's 'we recommend' or 'we offer' may be its policy and stays whole,
+    praise of something specific is a fact about it ('a great pool': the hotel has a pool), and an
+    abstention stays one."""
     assert answer_claims(text) == claims
 
 
