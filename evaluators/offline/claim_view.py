@@ -27,6 +27,10 @@ from evaluators.offline.text import NEGATIONS, STOPWORDS, entities, negation_cou
 
 _CLAUSE_WORDS = 4  # shorter claims are answer fragments: negation and antonyms are not compared
 _CAPITALISED_WORD = re.compile(r"\b[A-Z]\w*")  # (a name's words do not decide which clause it is about)
+# 'Joe Turkel also starred in The Shining': one more member of a list the passage gives part of.
+_ADDITIVE = re.compile(
+    r"\b(?:also|as well(?! as)|another|besides|additionally|in addition)\b|\btoo[.!?]*$", re.IGNORECASE
+)
 _COMPOUND = re.compile(r"\b[a-z]+(?:-[a-z]+)+\b")  # 'in-sync', 'state-of-the-art' (not 'covid-19')
 
 
@@ -54,6 +58,7 @@ class ClaimView:
     clause: bool  # long enough for negation and antonyms to be compared
     compounds: tuple[tuple[str, str], ...]  # (stem of a hyphenated word's part, stem of the joined word)
     negation_parity: int
+    additive: bool  # says it adds to what is known ('also', 'as well', 'another')
 
     def terms(self, supported: tuple[bool, ...]) -> Terms:
         """The words matched one by one when the quantities of `checked` flagged here are supported."""
@@ -88,6 +93,7 @@ def claim_view(claim: str, question: str, idf: IdfTable) -> ClaimView:
         clause=len(claim.split()) >= _CLAUSE_WORDS,
         compounds=compounds(claim),
         negation_parity=negation_count(claim) % 2,
+        additive=_ADDITIVE.search(claim) is not None,
     )
 
 

@@ -92,6 +92,7 @@ class Evidence:
     antonyms: tuple[tuple[str, str], ...] = ()  # (claim word, window word)
     rest_match: float = 0.0  # best-window soft recall of the claim without its missing names and numbers
     window_names_others: bool = False  # the best window names someone or something the claim does not
+    additive: bool = False  # the claim says it adds to what is known ('also', 'another')
     negation_flip: bool = False
     restates_question: bool = False
 
@@ -101,9 +102,15 @@ class Evidence:
         but states another number, another name, or the opposite (negation, an antonym)."""
         swapped_number = bool(self.window_numbers) and self.rest_match >= 0.5
         # A name found elsewhere in the context but not here, where another is named, is a swap; a
-        # name found nowhere is one only when it is the claim's single gap (else it is an addition).
+        # name found nowhere is one only when it is the claim's single gap and the claim does not
+        # say it adds one ('X also starred in Y'): else it is an addition.
         swapped = bool(self.elsewhere_entities) and self.rest_match >= 0.6
-        invented = bool(self.missing_entities) and self.window_names_others and self.rest_match >= 0.9
+        invented = (
+            bool(self.missing_entities)
+            and self.window_names_others
+            and self.rest_match >= 0.9
+            and not self.additive
+        )
         swapped_name = swapped or invented
         return swapped_number or swapped_name or self.negation_flip or bool(self.antonyms)
 
@@ -218,6 +225,7 @@ class GroundingFeaturizer:
             antonyms=opposites,
             rest_match=rest_match,
             window_names_others=names_others,
+            additive=view.additive,
             negation_flip=flip and sentence_recall >= 0.5,
             restates_question=bool(stems) and not terms.novel,
         )

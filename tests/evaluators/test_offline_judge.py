@@ -80,6 +80,20 @@ async def test_a_name_written_another_way_is_no_swap_but_one_made_of_scattered_w
     assert made_up.verdict != "yes" and "Mangalia University" in made_up.reason, made_up.reason
 
 
+async def test_a_name_the_claim_says_it_adds_is_an_addition_not_a_swap(judge: OfflineJudge) -> None:
+    """'Joe Turkel also starred in The Shining' against 'Joe Turkel starred in Village of the Giants':
+    one more film, not another one in its place (it was called contradicted). Without 'also' the
+    same sentence still reads as a swap, as 'built by Auguste Rodin's company' does."""
+    passage = ["Joe Turkel starred in Village of the Giants."]
+    added, swapped = await judge.verdicts(
+        ["Joe Turkel also starred in The Shining.", "Joe Turkel starred in The Shining."],
+        passage,
+        VerdictTask.SUPPORTED,
+    )
+    assert added.verdict == "idk" and "not found" in added.reason, added.reason
+    assert swapped.verdict == "no", swapped.reason
+
+
 async def test_unsupported_addition_is_not_called_a_contradiction(judge: OfflineJudge) -> None:
     claim = "Its elevators were supplied by the Otis Elevator Company."
     [supported] = await judge.verdicts([claim], NODES, VerdictTask.SUPPORTED)
