@@ -32,11 +32,12 @@ _OPINION = re.compile(
     r"(?:love|like|enjoy|want to (?:check|see|watch|read|try))\b)",
     re.IGNORECASE,
 )
-# 'I think X' asserts X, hedged, and 'I heard that X' reports it: X is the claim.
+# 'I think X' asserts X, hedged, and 'I heard that X', 'I found that X' report it: X is the claim.
 _HEDGE = re.compile(
-    _OPENER + r"(?:i|we)(?:'ve|’ve| have| really| also| do)? "
-    r"(?:(?:think|believe|guess|suppose|reckon|heard|hear)(?: that)?"
-    r"|(?:read|know|remember|recall|understand|learned|learnt) that)\s+",
+    _OPENER + r"(?:i|we)(?:'ve|’ve|'d|’d| have| really| also| do| can| could| would)? "
+    r"(?:(?:think|believe|guess|suppose|reckon|heard|hear|say)(?: that)?"
+    r"|(?:read|know|remember|recall|understand|learned|learnt|found|find|see|saw|noticed|notice|note"
+    r"|confirm|tell you) that)\s+",
     re.I,
 )
 # 'I don't follow the Saints much', 'I have tickets', 'I'm sorry, ...': the speaker speaks of itself,

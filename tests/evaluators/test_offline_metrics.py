@@ -199,6 +199,8 @@ def test_the_speakers_own_clauses_are_no_facts_to_ground(judge: OfflineJudge, as
         ("I'm sorry, I don't have any more news about Christina Baker Kline.", ["Christina Baker Kline"]),
         ("I read that the tower is 330 metres tall.", ["The tower is 330 metres tall."]),
         ("I read the book in 2010.", []),
+        ("I found that the refund takes 14 days.", ["The refund takes 14 days."]),
+        ("I can confirm that the office opens at 9.", ["The office opens at 9."]),
         ("We offer free returns within 30 days.", ["We offer free returns within 30 days."]),
         ("I could not find the trial's length.", ["I could not find the trial's length."]),
     ],
