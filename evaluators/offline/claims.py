@@ -35,7 +35,7 @@ _OPINION = re.compile(
 # 'I think X' asserts X, hedged, and 'I heard that X', 'I found that X' report it: X is the claim.
 _HEDGE = re.compile(
     _OPENER + r"(?:i|we)(?:'ve|’ve|'d|’d| have| really| also| do| can| could| would)? "
-    r"(?:(?:think|believe|guess|suppose|reckon|heard|hear|say)(?: that)?"
+    r"(?:(?:think|believe|guess|suppose|reckon|heard|hear|say)(?! of\b| about\b)(?: that)?"
     r"|(?:read|know|remember|recall|understand|learned|learnt|found|find|see|saw|noticed|notice|note"
     r"|confirm|tell you) that)\s+",
     re.I,
@@ -73,9 +73,12 @@ _PRAISED = _stems(
     idea album music game work role performance writer author director team guy"""
 )
 
-# 'No, X isn't in it.': the reply's stance on the question, not a negation of the clause after it
-# (counted as one, it would cancel the clause's own 'not', and flip 'No, it is closed at weekends').
-_REPLY = re.compile(r"^(?:yes|yeah|yep|no|nope)\s*[,!;:—–]\s*(?=\w)", re.IGNORECASE)
+# 'No, X isn't in it.', 'Yeah he did': the reply's stance on the question, not a negation of the
+# clause after it (counted as one, it would cancel the clause's own 'not', and flip 'No, it is closed
+# at weekends').
+_REPLY = re.compile(
+    r"^(?:(?:yes|yeah|yep|yup|nope|okay|ok|oh|sure)\b[\s,!;:—–]*|no\s*[,!;:—–]\s*)+(?=\w)", re.IGNORECASE
+)
 
 # 'Did you know that X?' asserts X: a chat reply's way to add a fact ('Do you know who ...?' asks).
 _ASSERTING_QUESTION = re.compile(

@@ -107,7 +107,7 @@ _FILLER = frozenset(  # by stem, as `content_stems` gives them ('hope' -> 'hop')
         *"""
     thank thanks hope help sure okay ok great hello hi welcome glad happy regard cheer sorry please feel
     free question let know
-    absolutely certainly definitely exactly indeed correct right true yes yeah yep yup agree agreed
+    absolutely certainly definitely exactly precisely indeed correct right true yes yeah yep yup agree agreed
     course problem pleasure enjoy awesome cool nice wow oh see interesting recommend highly
     """.split(),  # noqa: SIM905 (a word list reads better as text)
         *(w for w in ml.FILLER if ml.is_latin(w)),
