@@ -122,8 +122,10 @@ def _answer_claims(answer: str) -> tuple[str, ...]:
 def _evaluates(clause: str) -> bool:
     """Whether a clause only judges value ('Those are great songs.'), names aside."""
     judged = _OPENING.sub("", clause)
-    names = {p for name in entities(judged, common=default_idf().common) for p in stems_of(name)}
-    said = set(stems_of(judged)) - names
+    said = set(stems_of(judged))
+    if not said & _PRAISE:  # (most clauses: no need to read their names)
+        return False
+    said -= {p for name in entities(judged, common=default_idf().common) for p in stems_of(name)}
     return bool(said & _PRAISE) and said <= _PRAISE | _PRAISED
 
 
