@@ -77,7 +77,7 @@ _PRAISED = _stems(
 # clause after it (counted as one, it would cancel the clause's own 'not', and flip 'No, it is closed
 # at weekends').
 _REPLY = re.compile(
-    r"^(?:(?:yes|yeah|yep|yup|nope|okay|ok|oh|sure)\b[\s,!;:—–]*|no\s*[,!;:—–]\s*)+(?=\w)", re.IGNORECASE
+    r"^(?:(?:yes|yeah|yep|yup|nope)\b[\s,!;:—–]*|(?:no|okay|ok|oh|sure)\s*[,!;:—–]\s*)+(?=\w)", re.IGNORECASE
 )
 
 # 'Did you know that X?' asserts X: a chat reply's way to add a fact ('Do you know who ...?' asks).
@@ -106,17 +106,23 @@ def _answer_claims(answer: str) -> tuple[str, ...]:
     for clause in (c for s in stated if is_factual(s) for c in clauses(s) if is_factual(c)):
         opinion, hedge = _OPINION.match(clause), _HEDGE.match(clause)
         if opinion:
-            claims.extend(entities(clause[opinion.end() :], common=default_idf().common))
+            claims.extend(_names(clause[opinion.end() :]))
         elif _evaluates(clause):
-            claims.extend(entities(clause, common=default_idf().common))
+            claims.extend(_names(clause))
         elif hedge and is_factual(clause[hedge.end() :]):
-            claims.append(_capitalised(clause[hedge.end() :]))
+            reported = _capitalised(clause[hedge.end() :])
+            claims.extend(_names(reported) if _evaluates(reported) else [reported])
         elif _FIRST_PERSON.match(clause) and abstention_topic(clause) is None:
-            claims.extend(entities(clause, common=default_idf().common))
+            claims.extend(_names(clause))
         elif not _UNSURE.match(clause):
             reply = _REPLY.match(clause)
             claims.append(_capitalised(clause[reply.end() :]) if reply else clause)
     return tuple(claims)
+
+
+def _names(text: str) -> list[str]:
+    """What a clause that states no fact still presupposes: its names exist."""
+    return entities(text, common=default_idf().common)
 
 
 def _evaluates(clause: str) -> bool:
@@ -125,7 +131,7 @@ def _evaluates(clause: str) -> bool:
     said = set(stems_of(judged))
     if not said & _PRAISE:  # (most clauses: no need to read their names)
         return False
-    said -= {p for name in entities(judged, common=default_idf().common) for p in stems_of(name)}
+    said -= {p for name in _names(judged) for p in stems_of(name)}
     return bool(said & _PRAISE) and said <= _PRAISE | _PRAISED
 
 

@@ -203,6 +203,8 @@ def test_the_speakers_own_clauses_are_no_facts_to_ground(judge: OfflineJudge, as
         ("I have heard of the tower from somewhere.", []),
         ("Yeah the tower is 330 metres tall.", ["The tower is 330 metres tall."]),
         ("Precisely!", []),
+        ("I think it's a great movie.", []),
+        ("OK Computer is Radiohead's third album.", ["OK Computer is Radiohead's third album."]),
         ("I can confirm that the office opens at 9.", ["The office opens at 9."]),
         ("We offer free returns within 30 days.", ["We offer free returns within 30 days."]),
         ("I could not find the trial's length.", ["I could not find the trial's length."]),
