@@ -202,6 +202,8 @@ def test_the_speakers_own_clauses_are_no_facts_to_ground(judge: OfflineJudge, as
         ("I found that the refund takes 14 days.", ["The refund takes 14 days."]),
         ("I have heard of the tower from somewhere.", []),
         ("Yeah the tower is 330 metres tall.", ["The tower is 330 metres tall."]),
+        ("No, Robert Downey Jr. isn't in Zodiac.", ["Robert Downey Jr. isn't in Zodiac."]),
+        ("No refunds are given after 30 days.", ["No refunds are given after 30 days."]),
         ("Precisely!", []),
         ("I think it's a great movie.", []),
         ("OK Computer is Radiohead's third album.", ["OK Computer is Radiohead's third album."]),
@@ -213,8 +215,8 @@ def test_the_speakers_own_clauses_are_no_facts_to_ground(judge: OfflineJudge, as
 def test_what_a_speakers_clause_leaves_to_check(text: str, claims: list[str]) -> None:
     """Tastes, judgements of value and what the speaker says of itself keep their names, a hedge or a
     report its statement; a company's 'we recommend' or 'we offer' may be its policy and stays whole,
-    praise of something specific is a fact about it ('a great pool': the hotel has a pool), and an
-    abstention stays one."""
+    praise of something specific is a fact about it ('a great pool': the hotel has a pool), an
+    abstention stays one, and a reply's 'No,' leaves its clause ('No refunds' is a negation)."""
     assert answer_claims(text) == claims
 
 
@@ -240,19 +242,6 @@ def test_a_replys_no_is_no_negation_of_the_clause_after_it(
         assert hallucination.score is not None and hallucination.score > 0.0, hallucination.reason
     else:
         assert faithfulness.score == 1.0 and hallucination.score == 0.0, faithfulness.reason
-
-
-@pytest.mark.parametrize(
-    ("text", "claims"),
-    [
-        ("No, Robert Downey Jr. isn't in Zodiac.", ["Robert Downey Jr. isn't in Zodiac."]),
-        ("Yes! It opens at 9.", ["It opens at 9."]),
-        ("No refunds are given after 30 days.", ["No refunds are given after 30 days."]),
-    ],
-)
-def test_a_replys_stance_leaves_its_clause(text: str, claims: list[str]) -> None:
-    """'No refunds ...' is a negation, not a reply."""
-    assert answer_claims(text) == claims
 
 
 @pytest.mark.parametrize(
