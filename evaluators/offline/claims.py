@@ -18,7 +18,7 @@ from evaluators.citations_parse import without_citations
 from evaluators.offline.idf import default_idf
 from evaluators.offline.lexicon import abstention_topic
 from evaluators.offline.sentences import clauses, sentences
-from evaluators.offline.text import entities, is_factual, stem, stems_of
+from evaluators.offline.text import entities, is_factual, stems_of
 
 _OPENER = r"^(?:(?:yes|yeah|yea|yep|yup|no|nope|ok|okay|oh|well|sure|absolutely|definitely|then|so|and|but|great|cool|awesome|wow)\b[\s,!.]*)*"  # noqa: E501
 _ADVERBS = r"(?:'m|'ve|'d| am| have| do| would| really| also| too| just| personally| highly| strongly| totally| truly| definitely)*"  # noqa: E501
@@ -53,24 +53,23 @@ _UNSURE = re.compile(
 
 _OPENING = re.compile(_OPENER, re.IGNORECASE)
 
-
-def _stems(text: str) -> frozenset[str]:
-    return frozenset(stem(w) for w in text.split())
-
-
 # 'It's an excellent book.', 'He is a great all around actor.': a judgement of value, no fact to
 # ground. A clause is one when it has a word of praise or blame and every other content word is an
 # intensifier or a generic noun. Its names still stand, as a taste's do ('a fun movie, like Finding
 # Nemo': Finding Nemo must exist).
-_PRAISE = _stems(
-    """good great excellent amazing awesome wonderful fantastic brilliant terrific superb nice lovely
-    cool fun enjoyable entertaining interesting beautiful incredible favorite favourite catchy
-    overrated underrated boring bad terrible awful horrible"""
+_PRAISE = frozenset(
+    stems_of(
+        """good great excellent amazing awesome wonderful fantastic brilliant terrific superb nice lovely
+        cool fun enjoyable entertaining interesting beautiful incredible favorite favourite catchy
+        overrated underrated boring bad terrible awful horrible"""
+    )
 )
-_PRAISED = _stems(
-    """really quite pretty truly super extremely incredibly especially definitely absolutely such book
-    movie film song show series one actor actress singer player story read watch choice option pick
-    idea album music game work role performance writer author director team guy"""
+_PRAISED = frozenset(  # (by content stem, as `_evaluates` reads a clause: stopwords are never there)
+    stems_of(
+        """really quite pretty truly super extremely incredibly especially definitely absolutely book
+        movie film song show series one actor actress singer player story read watch choice option pick
+        idea album music game work role performance writer author director team guy"""
+    )
 )
 
 # 'No, X isn't in it.', 'Yeah he did': the reply's stance on the question, not a negation of the
