@@ -19,6 +19,7 @@ from evaluators.offline.idf import IdfTable, default_idf
 from evaluators.offline.passage_match import (
     antonyms,
     clause_of,
+    denied_names,
     passage_scores,
     passage_stems,
     soft_scores,
@@ -26,7 +27,7 @@ from evaluators.offline.passage_match import (
 )
 from evaluators.offline.quantities import Quantity, conflicts
 from evaluators.offline.sentences import Window, passage_parts, windows
-from evaluators.offline.text import stem, stems_of, words
+from evaluators.offline.text import denied_stems, stem, stems_of, words
 
 FEATURE_NAMES: tuple[str, ...] = (
     "recall_window",  # IDF-weighted share of the claim's content words in its best 2-sentence window
@@ -93,6 +94,9 @@ class Evidence:
     rest_match: float = 0.0  # best-window soft recall of the claim without its missing names and numbers
     window_names_others: bool = False  # the best window names someone or something the claim does not
     additive: bool = False  # the claim says it adds to what is known ('also', 'another')
+    # Of a claim and its best sentence, one negated: the negation denies something of a name the
+    # other does not state ('not open on Sundays' against 'open Monday to Friday': other days).
+    denies_another: bool = False
     negation_flip: bool = False
     restates_question: bool = False
 
@@ -110,6 +114,7 @@ class Evidence:
             and self.window_names_others
             and self.rest_match >= 0.9
             and not self.additive
+            and not self.denies_another
         )
         swapped_name = swapped or invented
         return swapped_number or swapped_name or self.negation_flip or bool(self.antonyms)
@@ -172,16 +177,21 @@ class GroundingFeaturizer:
         missing_names = tuple(e for e in names if not self._entity_found(e, refs))
         clause_text, negations = clause_of(terms, here) if here else (None, 0)
         names_others = window is not None and self._names_others(claim, window.text)
+        opposed = here is not None and view.negation_parity != negations % 2
+        denies_another = here is not None and opposed and self._denies_another(view, here.text)
         elsewhere = self._swapped_names(names, missing_names, window.text) if window and names_others else []
         if not elsewhere and clause_text and self._names_others(claim, clause_text):
             elsewhere = self._swapped_names(names, missing_names, clause_text)
+        elsewhere = [] if denies_another else elsewhere
         # Polarity needs a clause: an answer fragment ('sister company', 'no') has none to flip; and
         # a sentence that is the claim's, not one of two it draws on ('Ibuprofen should not be taken
         # by ...' next to 'Taking it with food can reduce stomach upset').
         clause = view.clause
         own = sentence_at is not None and recalls[sentence_at] >= _OWN_SENTENCE * best_recall
-        flip = clause and own and view.negation_parity != (negations % 2)
+        flip = clause and own and opposed and not denies_another
         opposites = antonyms(terms, window) if clause and window is not None else ()
+        if flip and len(opposites) == 1 and here is not None and _negated(opposites[0], view, here.text):
+            flip, opposites = False, ()  # 'not open' against 'closed': two opposites make a paraphrase
 
         failed = {p for name in (*missing_names, *elsewhere) for p in stems_of(name)}
         failed |= {stem(w) for q in missing_quantities for w in words(q.text)}
@@ -226,6 +236,7 @@ class GroundingFeaturizer:
             rest_match=rest_match,
             window_names_others=names_others,
             additive=view.additive,
+            denies_another=denies_another,
             negation_flip=flip and sentence_recall >= 0.5,
             restates_question=bool(stems) and not terms.novel,
         )
@@ -264,6 +275,14 @@ class GroundingFeaturizer:
         window = best.lower()
         return [e for e in names if e not in missing and e.lower() not in window and not _in_a_row(e, best)]
 
+    def _denies_another(self, view: ClaimView, sentence: str) -> bool:
+        """Whether the negated side (the claim, or else the sentence) denies something of a name the
+        other side does not state: then the two speak of different things. 'Jamie Kennedy did not star
+        in GoldenEye' is no contradiction of 'Three Kings is starring Jamie Kennedy', nor 'open on
+        Sundays' of 'not open on Mondays'."""
+        denier, other = (view.claim, sentence) if view.negation_parity else (sentence, view.claim)
+        return any(not _stated(name, other) for name in denied_names(denier, self.idf.common))
+
     def _names_others(self, claim: str, text: str) -> bool:
         lowered = claim.lower()
         return any(n not in lowered for n in window_names(text, self.idf.common))
@@ -274,6 +293,19 @@ class GroundingFeaturizer:
             return True
         parts = stems_of(entity)
         return bool(parts) and all(p in refs.all_stems for p in parts)
+
+
+def _negated(pair: tuple[str, str], view: ClaimView, sentence: str) -> bool:
+    """Whether the negated side's word of an antonym pair (claim word, sentence word) stands in the
+    stretch its negation denies: 'is not open' restates 'is closed'; 'never forgets ... small' does not
+    restate 'large'."""
+    text, word = (view.claim, pair[0]) if view.negation_parity else (sentence, pair[1])
+    denied = denied_stems(text)
+    return denied is None or stem(word.lower()) in denied
+
+
+def _stated(name: str, text: str) -> bool:
+    return name.lower() in text.lower() or _in_a_row(name, text)
 
 
 def _in_a_row(name: str, text: str) -> bool:

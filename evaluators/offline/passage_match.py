@@ -20,7 +20,14 @@ from evaluators.offline.claim_view import Terms, is_content
 from evaluators.offline.focus import focus
 from evaluators.offline.lexicon import antonym_key, may_oppose, opposites
 from evaluators.offline.sentences import Window, passage_parts, windows
-from evaluators.offline.text import content_stems, entities, negations_about, words
+from evaluators.offline.text import (
+    content_stems,
+    denied_predicates,
+    entities,
+    negated_stretches,
+    negations_about,
+    words,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,3 +166,13 @@ def _clause_of(terms: Terms, text: str, stems: frozenset[str]) -> tuple[str | No
 def window_names(text: str, common: frozenset[str]) -> tuple[str, ...]:
     """The names a window (or clause) gives, lower-cased."""
     return tuple(n.lower() for n in entities(text, common=common))
+
+
+@lru_cache(maxsize=16384)
+def denied_names(text: str, common: frozenset[str]) -> tuple[str, ...]:
+    """The names in what a negation of `text` denies, lower-cased: 'not open on Sundays' -> 'sundays'
+    (not its subject's: 'The beetle described by Darwin cannot be found in San Marino' denies
+    nothing of Darwin). Text not read word by word: its negated stretches' names."""
+    denied = denied_predicates(text)
+    parts = negated_stretches(text) if denied is None else denied
+    return tuple(name for part in parts for name in window_names(part, common))

@@ -187,10 +187,41 @@ def negation_scopes(text: str) -> tuple[frozenset[str] | None, ...]:
         return (None,) * total
     return tuple(
         scope
-        for stretch in _STRETCH_BREAK.split(text)
-        if (count := negation_count(stretch))
-        for scope in (frozenset(content_stems(stretch)),) * count
+        for stretch in negated_stretches(text)
+        for scope in (frozenset(content_stems(stretch)),) * negation_count(stretch)
     )
+
+
+@lru_cache(maxsize=16384)
+def negated_stretches(text: str) -> tuple[str, ...]:
+    """The stretches of `text` (between punctuation marks and conjunctions) that hold a negation."""
+    if not negation_count(text):
+        return ()
+    return tuple(stretch for stretch in _STRETCH_BREAK.split(text) if negation_count(stretch))
+
+
+@lru_cache(maxsize=16384)
+def denied_predicates(text: str) -> tuple[str, ...] | None:
+    """What each negation of `text` denies: the rest of its stretch after it ('The office is not open on
+    Sundays' -> 'open on Sundays'; 'Her father's lawyer said he had no convictions' -> 'convictions').
+    None where text is not read word by word."""
+    if not text.replace("’", "'").isascii():
+        return None
+    found = []
+    for stretch in negated_stretches(text):
+        masked = _BOUND.sub(lambda m: " " * len(m.group()), stretch.lower().replace("’", "'"))
+        words_at = _UNSPLIT_WORD.finditer(masked)
+        at = next((m for m in words_at if m.group() in NEGATIONS or m.group().endswith("n't")), None)
+        if at is not None:
+            found.append(stretch[at.end() :])
+    return tuple(found)
+
+
+@lru_cache(maxsize=16384)
+def denied_stems(text: str) -> frozenset[str] | None:
+    """The content stems of what the negations of `text` deny (`denied_predicates`), or None."""
+    predicates = denied_predicates(text)
+    return None if predicates is None else frozenset(s for p in predicates for s in content_stems(p))
 
 
 def negations_about(text: str, stems: frozenset[str], presupposed: frozenset[str] = frozenset()) -> int:

@@ -94,6 +94,44 @@ async def test_a_name_the_claim_says_it_adds_is_an_addition_not_a_swap(judge: Of
     assert swapped.verdict == "no", swapped.reason
 
 
+HOURS = "The Berlin office is open Monday to Friday from 9 am."
+CAST = "Three Kings is starring Jamie Kennedy."
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "verdict"),
+    [
+        ("The Berlin office is not open on Sundays.", HOURS, "idk"),  # another day: was contradicted
+        ("The Berlin office is open on Sundays.", HOURS, "no"),  # a day the passage's list leaves out
+        ("The Berlin office is open on Sundays.", "The Berlin office is not open on Mondays.", "idk"),
+        ("Jamie Kennedy did not star in GoldenEye.", CAST, "idk"),  # another film: was contradicted
+        ("Jamie Kennedy did not star in Three Kings.", CAST, "no"),  # denies what the passage states
+    ],
+)
+async def test_a_negation_about_a_name_the_other_side_lacks_is_no_contradiction(
+    judge: OfflineJudge, claim: str, passage: str, verdict: str
+) -> None:
+    """A negation denies what follows it: when that names something the other side does not state,
+    the two speak of different things (it was called the opposite)."""
+    [judged] = await judge.verdicts([claim], [passage], VerdictTask.SUPPORTED)
+    assert judged.verdict == verdict, judged.reason
+
+
+async def test_a_negated_antonym_restates_rather_than_contradicts(judge: OfflineJudge) -> None:
+    """'is not open on Sundays' says what 'is closed on Sundays' says: it was called contradicted
+    twice over (a negation and an antonym). Either alone is still the opposite."""
+    claims = [
+        "The Berlin office is not open on Sundays.",
+        "The Berlin office is open on Sundays.",
+        "The Berlin office is not closed on Sundays.",
+    ]
+    restated, opposite, denied = await judge.verdicts(
+        claims, ["The Berlin office is closed on Sundays."], VerdictTask.SUPPORTED
+    )
+    assert restated.verdict == "yes", restated.reason
+    assert opposite.verdict == "no" and denied.verdict == "no", (opposite.reason, denied.reason)
+
+
 async def test_unsupported_addition_is_not_called_a_contradiction(judge: OfflineJudge) -> None:
     claim = "Its elevators were supplied by the Otis Elevator Company."
     [supported] = await judge.verdicts([claim], NODES, VerdictTask.SUPPORTED)
