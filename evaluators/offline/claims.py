@@ -6,7 +6,8 @@ about X' is an abstention, which the judge checks against the context), the 'No,
 praise ('It's an excellent book.': names aside, nothing to check).
 
 Every grounding operation starts here (faithfulness per claim, hallucination per claim and context,
-the training script per HaluEval answer), so the split is one function, cached by the answer's text.
+the training script per HaluEval answer), so the split is one function, cached by the answer's text
+(and the question, which a bare 'Yes.' needs).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from evaluators.citations_parse import without_citations
 from evaluators.offline.idf import default_idf
 from evaluators.offline.lexicon import abstention_topic
 from evaluators.offline.sentences import clauses, sentences
+from evaluators.offline.stance import stance_statement
 from evaluators.offline.text import entities, is_factual, stems_of
 
 _OPENER = r"^(?:(?:yes|yeah|yea|yep|yup|no|nope|ok|okay|oh|well|sure|absolutely|definitely|then|so|and|but|great|cool|awesome|wow)\b[\s,!.]*)*"  # noqa: E501
@@ -87,21 +89,30 @@ _ASSERTING_QUESTION = re.compile(
 )
 
 
-def answer_claims(text: str) -> list[str]:
+def answer_claims(text: str, question: str = "") -> list[str]:
     """Claims of an answer: its factual sentences (and what 'Did you know that ...?' asserts), split
-    into clauses where they join facts, without citation markers.
+    into clauses where they join facts, without citation markers; a bare 'Yes.' or 'No, it isn't.'
+    opening the answer to a yes/no question is the statement it makes (`stance_statement`).
 
     A taste ('I love crime fiction', 'you'll love X') is not a fact to ground, but what it names
     must exist: such a clause is reduced to its names ('X'), or dropped when it names nothing."""
-    return list(_answer_claims(text))
+    return list(_answer_claims(text, question))
+
+
+def reply_claim(text: str, question: str) -> str | None:
+    """The statement a bare yes or no opening `text` makes about `question` (its first claim), or None.
+    It restates the question by design: judged with the question, its words would all be neutral."""
+    said = sentences(without_citations(text)) if question else ()
+    return stance_statement(said[0], question) if said else None
 
 
 @lru_cache(maxsize=1024)
-def _answer_claims(answer: str) -> tuple[str, ...]:
+def _answer_claims(answer: str, question: str) -> tuple[str, ...]:
     """Cached by the text as given: hallucination splits each claim again for every passage."""
-    text = without_citations(answer)
-    claims: list[str] = []
-    stated = (_asserted(s) for s in sentences(text))
+    said = sentences(without_citations(answer))
+    replied = stance_statement(said[0], question) if said and question else None
+    claims: list[str] = [replied] if replied else []
+    stated = (_asserted(s) for s in (said[1:] if replied else said))
     for clause in (c for s in stated if is_factual(s) for c in clauses(s) if is_factual(c)):
         opinion, hedge = _OPINION.match(clause), _HEDGE.match(clause)
         if opinion:

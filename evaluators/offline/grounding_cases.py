@@ -37,9 +37,12 @@ async def judged_label(judge: Judge, case: Mapping[str, Any]) -> tuple[str, str]
     detail = " | ".join(f"{v.verdict}: {v.reason}" for v in verdicts)
     if all(v.verdict == "yes" for v in verdicts):
         return "supported", detail
-    contradicted = (await judge.verdicts([answer], contexts, VerdictTask.CONTRADICTED))[0]
-    label = "contradicted" if contradicted.verdict == "yes" else "unsupported"
-    return label, f"{detail} || contradicted={contradicted.verdict}"
+    # As the hallucination metric asks: is some passage contradicted by the answer's claims (a bare
+    # 'Yes.' is its claim, not its words)?
+    verdicts = await judge.verdicts(contexts, claims, VerdictTask.CONTRADICTED)
+    found = [v for v in verdicts if v.verdict == "yes"]
+    label = "contradicted" if found else "unsupported"
+    return label, f"{detail} || contradicted={'yes' if found else 'no'}"
 
 
 def is_right(expect: str, label: str) -> bool:

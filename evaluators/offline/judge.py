@@ -24,7 +24,7 @@ from evaluators.judges.base import (
     VerdictTask,
 )
 from evaluators.offline.answer_words import HEAD_NOUNS
-from evaluators.offline.claims import answer_claims
+from evaluators.offline.claims import answer_claims, reply_claim
 from evaluators.offline.embedder import Embedder, make_embedder
 from evaluators.offline.features import FEATURE_NAMES, Evidence, GroundingFeaturizer, References, prepare
 from evaluators.offline.idf import IdfTable, default_idf
@@ -92,10 +92,11 @@ class OfflineJudge:
             raise UndefinedScoreError(_NEEDS_LLM.format(what="opinions for bias or toxicity"))
         self._calls += 1
         if kind is ExtractKind.CLAIMS:
-            items = answer_claims(text)
+            items = answer_claims(text, question or "")
             if question:
+                replied = reply_claim(text, question)
                 for claim in items:
-                    self._remember(claim, question)
+                    self._remember(claim, "" if claim == replied else question)
         elif kind is ExtractKind.STATEMENTS:
             items = [s for s in sentences(text) if stems_of(s)]
         elif kind is ExtractKind.TRUTHS:

@@ -5,8 +5,9 @@ Three sets, each held to per-category floors that sit just under what the commit
 retrain may move a case:
 - grounding_cases.jsonl, the headline set (66 cases): paraphrases that must stay supported, and
   number/date, entity and negation contradictions, unsupported additions, off-topic answers;
-- grounding_cases_more.jsonl: abstentions ('the documents do not mention X'), six non-Latin scripts
-  and amounts written in other units or formats;
+- grounding_cases_more.jsonl: abstentions ('the documents do not mention X'), six non-Latin scripts,
+  amounts written in other units or formats, and bare replies to yes/no questions ('Yes.', 'No, it
+  isn't.');
 - grounding_cases_unresponsive.jsonl: answers on the question's topic that do, or do not, answer it.
 What the model still misses is listed in docs/offline-judge.md.
 """
@@ -37,7 +38,10 @@ FLOORS: dict[str, tuple[dict[str, float], float]] = {
         },
         0.90,
     ),
-    "grounding_cases_more.jsonl": ({"abstention": 0.85, "non_latin": 0.80, "units": 0.85}, 0.85),
+    "grounding_cases_more.jsonl": (
+        {"abstention": 0.85, "non_latin": 0.80, "units": 0.85, "yes_no_reply": 0.70},
+        0.85,
+    ),
     "grounding_cases_unresponsive.jsonl": ({"unresponsive": 0.85, "responsive": 0.85}, 0.85),
 }
 CASES = {name: load_cases(DATA / name) for name in FLOORS}
