@@ -100,10 +100,11 @@ procedure: via using through first then next finally afterwards step
 participles: set configured defined specified enabled disabled changed reset added created installed done
 reason: because therefore hence thus consequently otherwise reason why explains cause caused resulted
 purpose: avoid prevent reduce protect ensure keep allow help improve save stop limit increase lower
-stance: yes yeah yep no nope not never correct incorrect right wrong true false indeed absolutely certainly
-  definitely sure exactly only both neither either nor unfortunately open closed allowed permitted prohibited
-  forbidden required mandatory optional possible impossible available unavailable enabled disabled included
-  excluded supported unsupported same different always usually rarely cannot
+yes: yes yeah yep yup yea correct right true indeed absolutely certainly definitely sure exactly
+no: no nope not never incorrect wrong false
+stance: only both neither either nor unfortunately open closed allowed permitted prohibited forbidden
+  required mandatory optional possible impossible available unavailable enabled disabled included excluded
+  supported unsupported same different always usually rarely cannot
 """
 PHRASES = {  # matched in the statement's lower-case tokens joined by spaces
     Q: "more than|less than|fewer than|at least|at most|up to|as many as|as much as",
@@ -125,6 +126,7 @@ def _parse(text: str) -> dict[str, frozenset[str]]:
 
 
 WORDS = _parse(LISTS)  # the lists by name
+WORDS["stance"] |= WORDS["yes"] | WORDS["no"]  # a reply's yes or no takes a stance, as 'closed' does
 STEMS = {name: frozenset(map(stem, words)) for name, words in WORDS.items()}  # by stem, for statements
 HOW = {
     w: frozenset({AnswerType(t) for t in k.split()[1:]})

@@ -32,6 +32,7 @@ _FUNCTION = _W["function"] | _W["aux"]
 _STOP_SCAN = _W["scan stop"] | _W["aux"] | _W["wh"] | _W["determiners"]
 _AUX_AFTER = _W["sentence break"] | {"and"}
 _AUX_SUBJECT = _W["pronouns"] | _W["determiners"]  # an English question's subject after its auxiliary
+_REPLY = _W["yes"] | _W["no"]  # a reply's first word that answers yes or no ('Yes, ...', 'Never on ...')
 _BARE_WORDS = 4  # a stance this short answers by itself ('No, it does not.')
 _UNSURE = frozenset({"no idea", "no clue", "no comment", "not sure", "not certain", "no answer"})
 _PHRASE = {t: tuple(f" {p} " for p in text.split("|")) for t, text in _PHRASES.items()}
@@ -193,7 +194,7 @@ def _stance(text: str, tokens: list[str], given: frozenset[str]) -> bool:
     """A yes/no question is answered by 'yes'/'no', by a stance on what it asks ('closed', 'not'), or
     by stating the fact asked about (most of the question's content words)."""
     shared = {s for s in content_stems(text) if s in given}
-    if tokens[:1] in (["yes"], ["no"], ["yeah"], ["nope"]) or (given and len(shared) >= 0.6 * len(given)):
+    if (tokens and tokens[0] in _REPLY) or (given and len(shared) >= 0.6 * len(given)):
         return True
     stance = any(stem(t) in _S["stance"] or t.endswith("n't") for t in tokens)
     return stance and (bool(shared) or len(tokens) <= _BARE_WORDS)

@@ -24,10 +24,7 @@ from evaluators.offline.answer_words import WORDS
 from evaluators.offline.sentences import sentences
 from evaluators.offline.units import words_of
 
-_YES = frozenset(
-    words_of("yes yeah yep yup yea correct right true indeed absolutely certainly definitely sure exactly")
-)
-_NO = frozenset(words_of("no nope not never incorrect wrong false"))
+_YES, _NO = WORDS["yes"], WORDS["no"]
 # What a bare reply may hold besides its stance: 'Yes, it is.', 'No, they don't.', 'Yes, of course.'
 _ELLIPSIS = (
     WORDS["aux"]
