@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from evaluators.offline.claim_view import ClaimView, claim_view, supported_in, with_compounds
+from evaluators.offline.claim_view import ClaimView, Terms, claim_view, supported_in, with_compounds
 from evaluators.offline.idf import IdfTable, default_idf
 from evaluators.offline.passage_match import (
     antonyms,
@@ -27,7 +27,7 @@ from evaluators.offline.passage_match import (
 )
 from evaluators.offline.quantities import Quantity, conflicts
 from evaluators.offline.sentences import Window, passage_parts, windows
-from evaluators.offline.text import denied_stems, stem, stems_of, words
+from evaluators.offline.text import denied_stems, entities, stem, stems_of, words
 
 FEATURE_NAMES: tuple[str, ...] = (
     "recall_window",  # IDF-weighted share of the claim's content words in its best 2-sentence window
@@ -190,6 +190,8 @@ class GroundingFeaturizer:
         own = sentence_at is not None and recalls[sentence_at] >= _OWN_SENTENCE * best_recall
         flip = clause and own and opposed and not denies_another
         opposites = antonyms(terms, window) if clause and window is not None else ()
+        if clause and not opposites and here is not None and here is not window and not view.quantities:
+            opposites = self._sentence_antonyms(terms, view, here)
         if flip and len(opposites) == 1 and here is not None and _negated(opposites[0], view, here.text):
             flip, opposites = False, ()  # 'not open' against 'closed': two opposites make a paraphrase
 
@@ -274,6 +276,17 @@ class GroundingFeaturizer:
         University'.)"""
         window = best.lower()
         return [e for e in names if e not in missing and e.lower() not in window and not _in_a_row(e, best)]
+
+    def _sentence_antonyms(self, terms: Terms, view: ClaimView, here: Window) -> tuple[tuple[str, str], ...]:
+        """Antonyms in the sentence about the claim's named things, where its pair window also holds
+        the claim's word: 'open on Sundays' against 'closed on Sundays. It opens at 9 am'. (Not for a
+        claim with amounts: the sentence is chosen by words, and 'closes at 19:00' may be the end of
+        'open from 9am to 7pm'.)"""
+        found = antonyms(terms, here)
+        if not found:
+            return ()
+        named = entities(view.claim, common=self.idf.common)
+        return found if named and all(_stated(name, here.text) for name in named) else ()
 
     def _denies_another(self, view: ClaimView, sentence: str) -> bool:
         """Whether the negated side (the claim, or else the sentence) denies something of a name the

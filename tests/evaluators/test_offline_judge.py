@@ -132,6 +132,22 @@ async def test_a_negated_antonym_restates_rather_than_contradicts(judge: Offline
     assert opposite.verdict == "no" and denied.verdict == "no", (opposite.reason, denied.reason)
 
 
+async def test_an_antonym_in_the_sentence_about_the_claim_s_names_is_seen(judge: OfflineJudge) -> None:
+    """'open on Sundays' against 'closed on Sundays. It opens at 9 am on weekdays': the pair window
+    holds 'opens' too, and the claim was judged supported. A claim with amounts is left to the window
+    ('closes at 19:00' is the end of 'open from 9am to 7pm')."""
+    hours = ["The Berlin office is closed on Sundays and public holidays. It opens at 9 am on weekdays."]
+    [open_sunday] = await judge.verdicts(
+        ["The Berlin office is open on Sundays."], hours, VerdictTask.SUPPORTED
+    )
+    assert open_sunday.verdict == "no" and "'closed'" in open_sunday.reason, open_sunday.reason
+    store = ["Our Lisbon store is open from 9am to 7pm, Monday to Saturday. It is closed on Sundays."]
+    [closing_time] = await judge.verdicts(
+        ["The Lisbon store closes at 19:00 from Monday to Saturday."], store, VerdictTask.SUPPORTED
+    )
+    assert closing_time.verdict == "yes", closing_time.reason
+
+
 async def test_unsupported_addition_is_not_called_a_contradiction(judge: OfflineJudge) -> None:
     claim = "Its elevators were supplied by the Otis Elevator Company."
     [supported] = await judge.verdicts([claim], NODES, VerdictTask.SUPPORTED)
