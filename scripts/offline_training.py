@@ -20,7 +20,7 @@ from typing import Protocol
 
 import numpy as np
 
-from evaluators.offline.claims import answer_claims, reply_claim
+from evaluators.offline.claims import claims_with_questions
 from evaluators.offline.features import Evidence, GroundingFeaturizer, prepare
 from evaluators.offline.model import LogisticModel
 
@@ -78,9 +78,8 @@ class Labelled(Protocol):
 def claim_evidence(item: Labelled, featurizer: GroundingFeaturizer) -> list[Evidence]:
     """The evidence of every claim of an answer (the whole answer if it has no claim)."""
     refs = prepare((item.context,))
-    claims = answer_claims(item.answer, item.question) or [item.answer]
-    replied = reply_claim(item.answer, item.question)  # judged without the question it restates
-    return [featurizer.evidence(c, refs, "" if c == replied else item.question) for c in claims]
+    claims = claims_with_questions(item.answer, item.question) or [(item.answer, item.question)]
+    return [featurizer.evidence(claim, refs, asked) for claim, asked in claims]
 
 
 def claim_matrix(item: Labelled, featurizer: GroundingFeaturizer) -> np.ndarray:

@@ -13,6 +13,7 @@ the training script per HaluEval answer), so the split is one function, cached b
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 from evaluators.citations_parse import without_citations
@@ -96,23 +97,29 @@ def answer_claims(text: str, question: str = "") -> list[str]:
 
     A taste ('I love crime fiction', 'you'll love X') is not a fact to ground, but what it names
     must exist: such a clause is reduced to its names ('X'), or dropped when it names nothing."""
+    return [claim for claim, _ in _answer_claims(text, question)]
+
+
+def claims_with_questions(text: str, question: str) -> list[tuple[str, str]]:
+    """`answer_claims`, each with the question it is judged with: `question`, except for the statement
+    a bare reply makes, which restates it by design (judged with it, its words would all be neutral)."""
     return list(_answer_claims(text, question))
 
 
-def reply_claim(text: str, question: str) -> str | None:
-    """The statement a bare yes or no opening `text` makes about `question` (its first claim), or None.
-    It restates the question by design: judged with the question, its words would all be neutral."""
-    said = sentences(without_citations(text)) if question else ()
-    return stance_statement(said[0], question) if said else None
-
-
 @lru_cache(maxsize=1024)
-def _answer_claims(answer: str, question: str) -> tuple[str, ...]:
+def _answer_claims(answer: str, question: str) -> tuple[tuple[str, str], ...]:
     """Cached by the text as given: hallucination splits each claim again for every passage."""
     said = sentences(without_citations(answer))
     replied = stance_statement(said[0], question) if said and question else None
-    claims: list[str] = [replied] if replied else []
-    stated = (_asserted(s) for s in (said[1:] if replied else said))
+    if not replied:
+        return tuple((claim, question) for claim in _stated_claims(_asserted(s) for s in said))
+    rest = _stated_claims(_asserted(s) for s in said[1:])
+    return ((replied, ""), *((claim, "" if claim == replied else question) for claim in rest))
+
+
+def _stated_claims(stated: Iterable[str]) -> list[str]:
+    """The claims of the answer's sentences: factual clauses, what speakers say of themselves aside."""
+    claims: list[str] = []
     for clause in (c for s in stated if is_factual(s) for c in clauses(s) if is_factual(c)):
         opinion, hedge = _OPINION.match(clause), _HEDGE.match(clause)
         if opinion:
@@ -127,7 +134,7 @@ def _answer_claims(answer: str, question: str) -> tuple[str, ...]:
         elif not _UNSURE.match(clause):
             reply = _REPLY.match(clause)
             claims.append(_capitalised(clause[reply.end() :]) if reply else clause)
-    return tuple(claims)
+    return claims
 
 
 def _names(text: str) -> list[str]:

@@ -24,7 +24,7 @@ from evaluators.judges.base import (
     VerdictTask,
 )
 from evaluators.offline.answer_words import HEAD_NOUNS
-from evaluators.offline.claims import answer_claims, reply_claim
+from evaluators.offline.claims import answer_claims, claims_with_questions
 from evaluators.offline.embedder import Embedder, make_embedder
 from evaluators.offline.features import FEATURE_NAMES, Evidence, GroundingFeaturizer, References, prepare
 from evaluators.offline.idf import IdfTable, default_idf
@@ -92,11 +92,11 @@ class OfflineJudge:
             raise UndefinedScoreError(_NEEDS_LLM.format(what="opinions for bias or toxicity"))
         self._calls += 1
         if kind is ExtractKind.CLAIMS:
-            items = answer_claims(text, question or "")
+            judged_with = claims_with_questions(text, question or "")
+            items = [claim for claim, _ in judged_with]
             if question:
-                replied = reply_claim(text, question)
-                for claim in items:
-                    self._remember(claim, "" if claim == replied else question)
+                for claim, asked in judged_with:
+                    self._remember(claim, asked)
         elif kind is ExtractKind.STATEMENTS:
             items = [s for s in sentences(text) if stems_of(s)]
         elif kind is ExtractKind.TRUTHS:
