@@ -156,16 +156,25 @@ _BOUND = re.compile(
 )
 
 
+def _is_negation(word: str) -> bool:
+    return word in NEGATIONS or word.endswith("n't")
+
+
+def _unbounded(text: str) -> str:
+    """`text` lower-cased, its bounds blanked out character for character (positions stay)."""
+    return _BOUND.sub(lambda m: " " * len(m.group()), text.lower().replace("’", "'"))
+
+
 def negation_count(text: str) -> int:
     """Negation words and "n't" endings (CJK: negation characters), hyphenated compounds and bounds
     ('no more than', 'must not exceed') excepted."""
-    lowered, plain = _BOUND.sub(" ", text.lower().replace("’", "'")), True
+    lowered, plain = _unbounded(text), True
     if not lowered.isascii():
         lowered, plain = ml.token_text(lowered)
     if plain:
-        return sum(1 for w in _UNSPLIT_WORD.findall(lowered) if w in NEGATIONS or w.endswith("n't"))
+        return sum(1 for w in _UNSPLIT_WORD.findall(lowered) if _is_negation(w))
     tokens = script_tokens.unicode_words(_INNER_HYPHEN.sub("", lowered))
-    return sum(1 for w in tokens if w in NEGATIONS or w.endswith("n't")) + len(ml.CJK_NEGATION.findall(text))
+    return sum(1 for w in tokens if _is_negation(w)) + len(ml.CJK_NEGATION.findall(text))
 
 
 # What a negation can deny: the stretch of text it stands in, between punctuation marks and conjunctions.
@@ -209,9 +218,7 @@ def denied_predicates(text: str) -> tuple[str, ...] | None:
         return None
     found = []
     for stretch in negated_stretches(text):
-        masked = _BOUND.sub(lambda m: " " * len(m.group()), stretch.lower().replace("’", "'"))
-        words_at = _UNSPLIT_WORD.finditer(masked)
-        at = next((m for m in words_at if m.group() in NEGATIONS or m.group().endswith("n't")), None)
+        at = next((m for m in _UNSPLIT_WORD.finditer(_unbounded(stretch)) if _is_negation(m.group())), None)
         if at is not None:
             found.append(stretch[at.end() :])
     return tuple(found)
