@@ -140,6 +140,8 @@ class GroundingFeaturizer:
         all_pool = all_pool | terms.amount_tokens if terms.amounts else all_pool
 
         scores = [passage_scores(terms, t) for t in refs.texts]
+        restated = frozenset().union(*(p.restated for p in scores))
+        all_pool = all_pool | restated if restated else all_pool
         recalls = [r for p in scores for r in p.windows]
         pools = [pool for p in scores for pool in p.pools]
         n_windows = len(recalls)
@@ -310,8 +312,8 @@ class GroundingFeaturizer:
 
 def _negated(pair: tuple[str, str], view: ClaimView, sentence: str) -> bool:
     """Whether the negated side's word of an antonym pair (claim word, sentence word) stands in the
-    stretch its negation denies: 'is not open' restates 'is closed'; 'never forgets ... small' does not
-    restate 'large'."""
+    stretch its negation denies: then the two agree ('is not open' and 'is closed', 'is not small' and
+    'is large'), where 'never forgets ... small' denies nothing of 'small'."""
     text, word = (view.claim, pair[0]) if view.negation_parity else (sentence, pair[1])
     denied = denied_stems(text)
     return denied is None or stem(word.lower()) in denied

@@ -25,19 +25,21 @@ from evaluators.offline.text import stem
 
 # One group a line-item: every word left of '/' is an antonym of every word right of it; '|'
 # separates alternatives. Inflections need not be listed (the key covers them), irregular ones do.
+# '=' marks complements, where denying one word states the other: 'not allowed' is 'prohibited', but
+# 'not large' is not 'small', nor 'not released' 'arrested'. ('quit' is left out: 'quite' shares its key.)
 _GROUPS = """
-allow|permit|authorize|authorise|allowed|permitted/prohibit|forbid|forbidden|ban|disallow
-required|mandatory|compulsory|obligatory/optional|voluntary
-include|inclusive/exclude|exclusive   eligible/ineligible   legal|lawful/illegal|unlawful
-valid/invalid   approve|approval/reject|rejection|deny|denial|veto   accept/reject|refuse|decline
-grant/revoke|deny   refundable/non-refundable|nonrefundable   paid/unpaid   taxable/tax-free|tax-exempt
-temporary|temporarily/permanent|permanently   full-time/part-time   public|publicly/private|privately
-official|officially/unofficial|unofficially   formal/informal   compliant/non-compliant
-enforce/waive   guilty/innocent   convict|convicted/acquit|acquitted   plaintiff/defendant
+=allow|permit|authorize|authorise|allowed|permitted/prohibit|forbid|forbidden|ban|disallow
+=required|mandatory|compulsory|obligatory/optional|voluntary
+include|inclusive/exclude|exclusive   =eligible/ineligible   =legal|lawful/illegal|unlawful
+=valid/invalid   approve|approval/reject|rejection|deny|denial|veto   accept/reject|refuse|decline
+grant/revoke|deny   =refundable/non-refundable|nonrefundable   =paid/unpaid   =taxable/tax-free|tax-exempt
+=temporary|temporarily/permanent|permanently   full-time/part-time   =public|publicly/private|privately
+=official|officially/unofficial|unofficially   formal/informal   =compliant/non-compliant
+enforce/waive   =guilty/innocent   convict|convicted/acquit|acquitted   plaintiff/defendant
 prosecution/defence|defense   arrest|detain|imprison/release   support|supporter/oppose|opponent
 majority/minority   conservative/liberal|progressive   left-wing/right-wing   ally|allies/enemy|enemies|foe
 friend/enemy|foe   war/peace   victory|victorious/defeat|defeated   establish/abolish   ratify/reject
-build|built|construct/demolish|destroy   employed/unemployed   employer/employee   landlord/tenant
+build|built|construct/demolish|destroy   =employed/unemployed   employer/employee   landlord/tenant
 appoint|hire/dismiss|sack   lender|creditor/borrower|debtor   lend/borrow   buy|bought|buyer/sell|sold|seller
 purchase/sale   profit|profitable/loss|unprofitable   gain/loss|lose|lost   surplus/deficit
 credit/debit   asset/liability   bull|bullish/bear|bearish   inflation/deflation
@@ -52,42 +54,42 @@ above/below   upper/lower   top/bottom   inside/outside   internal|interior/exte
 before/after   earlier/later   earliest/latest   early/late   first/last|final   beginning/end|ending
 prior/subsequent   past/future   ancient/modern   new|newer|newest/old|older|oldest
 young|younger|youngest/old|older|oldest|elderly   previous/next   former/current
-predecessor/successor   alive|living/dead|deceased   birth/death   born/died   survive|survived/die|died
-start|begin|began|begun/end|finish|stop|ended   open|reopen/close|closed|shut   enter|entry|entrance/exit
+predecessor/successor   =alive|living/dead|deceased   birth/death   born/died   survive|survived/die|died
+start|begin|began|begun/end|finish|stop|ended   =open|reopen/close|closed|shut   enter|entry|entrance/exit
 arrive|arrival/depart|departure   incoming|inbound/outgoing|outbound   send|sender/receive|receiver|recipient
 north|northern|northward/south|southern|southward   east|eastern|eastward/west|western|westward
 northeast|northeastern/southwest|southwestern   northwest|northwestern/southeast|southeastern
 northernmost/southernmost   easternmost/westernmost   upstream/downstream   uphill/downhill
-urban/rural   coastal/inland   domestic/foreign|international   indoor|indoors/outdoor|outdoors
+urban/rural   coastal/inland   domestic/foreign|international   =indoor|indoors/outdoor|outdoors
 win|won|winner|winning/lose|lost|loser|losing   home/away   offense|offence|offensive/defense|defensive
 attack|attacker/defend|defender   professional/amateur   promoted|promotion/relegated|relegation
 qualified|qualify/eliminated|disqualified   score/concede   ahead/behind   leading/trailing
-undefeated|unbeaten/defeated|beaten   pass|passed/fail|failed   success|successful/failure|unsuccessful
-succeed/fail   acute/chronic   benign/malignant   positive/negative   hypertension/hypotension
+undefeated|unbeaten/defeated|beaten   =pass|passed/fail|failed   =success|successful/failure|unsuccessful
+=succeed/fail   acute/chronic   =benign/malignant   positive/negative   hypertension/hypotension
 hyperglycemia|hyperglycaemia/hypoglycemia|hypoglycaemia   hyperthyroidism/hypothyroidism
-safe|safety/unsafe|dangerous|harmful   effective/ineffective   contagious/non-contagious
-infectious/non-infectious   symptomatic/asymptomatic   conscious/unconscious   stable/unstable
-healthy/unhealthy|sick|ill   fatal|lethal/non-fatal|nonfatal   indicated/contraindicated
-inpatient/outpatient   invasive/non-invasive|noninvasive   dominant/recessive   dilate/constrict
-excess/deficiency   sufficient/insufficient|deficient   vaccinated/unvaccinated   sterile/contaminated
+=safe|safety/unsafe|dangerous|harmful   =effective/ineffective   =contagious/non-contagious
+=infectious/non-infectious   =symptomatic/asymptomatic   =conscious/unconscious   =stable/unstable
+healthy/unhealthy|sick|ill   =fatal|lethal/non-fatal|nonfatal   indicated/contraindicated
+inpatient/outpatient   =invasive/non-invasive|noninvasive   dominant/recessive   dilate/constrict
+excess/deficiency   =sufficient/insufficient|deficient   =vaccinated/unvaccinated   sterile/contaminated
 male|man|men|boy/female|woman|women|girl   husband/wife   father|paternal/mother|maternal
 son/daughter   brother/sister   uncle/aunt   nephew/niece   grandfather/grandmother
-grandson/granddaughter   king/queen   prince/princess   married/unmarried|divorced
-enable|enabled/disable|disabled   synchronous|sync/asynchronous|async   online/offline
-connect|connected/disconnect|disconnected   encrypted/unencrypted|plaintext   encrypt/decrypt
-secure/insecure   mutable/immutable   static/dynamic   read-only/writable|read-write
-stateful/stateless   blocking/non-blocking|nonblocking   local/remote   client/server   input/output
+grandson/granddaughter   king/queen   prince/princess   =married/unmarried married/divorced
+=enable|enabled/disable|disabled   =synchronous|sync/asynchronous|async   =online/offline
+=connect|connected/disconnect|disconnected   =encrypted/unencrypted|plaintext   encrypt/decrypt
+=secure/insecure   =mutable/immutable   static/dynamic   read-only/writable|read-write
+=stateful/stateless   =blocking/non-blocking|nonblocking   local/remote   client/server   input/output
 upload/download   push/pull   install/uninstall   mount/unmount   lock/unlock   attach/detach
-allowlist|whitelist/denylist|blocklist|blacklist   true/false   supported/unsupported|deprecated
-compatible/incompatible   available|availability/unavailable|unavailability   visible/hidden|invisible
-explicit|explicitly/implicit|implicitly   manual|manually/automatic|automatically
+allowlist|whitelist/denylist|blocklist|blacklist   =true/false   =supported/unsupported supported/deprecated
+=compatible/incompatible   =available|availability/unavailable|unavailability   =visible/hidden|invisible
+=explicit|explicitly/implicit|implicitly   =manual|manually/automatic|automatically
 ascending/descending   increment/decrement   compress/decompress   encode/decode
 serialize|serialise/deserialize|deserialise   lowercase/uppercase   add/remove   insert/delete
 create/delete|destroy   subscribe/unsubscribe   login/logout   major/minor
 centralized|centralised/decentralized|decentralised   horizontal|horizontally/vertical|vertically
-primary/secondary|replica   leader/follower   ingress/egress   correct|correctly/incorrect|incorrectly|wrong
-possible/impossible   likely/unlikely   certain/uncertain   known/unknown   same|identical/different
-similar/dissimilar|different   equal/unequal   common/rare|uncommon   frequent/infrequent|rare
+primary/secondary|replica   leader/follower   ingress/egress   =correct|correctly/incorrect|incorrectly|wrong
+=possible/impossible   =likely/unlikely   =certain/uncertain   =known/unknown   =same|identical/different
+=similar/dissimilar|different   =equal/unequal   common/rare|uncommon   frequent/infrequent|rare
 always/never|rarely   often|frequently/rarely|seldom   usually/rarely   all/none   everyone/nobody
 everything/nothing   many/few   large|larger|largest/small|smaller|smallest   big|bigger|biggest/small|little
 huge/tiny   long|longer|longest/short|shorter|shortest   tall|taller|tallest/short|shorter|shortest
@@ -95,16 +97,16 @@ wide|wider/narrow|narrower   broad/narrow   thick/thin   heavy|heavier|heaviest/
 deep|deeper/shallow|shallower   fast|faster|fastest/slow|slower|slowest   quick|quickly/slow|slowly
 hot|hotter/cold|colder   warm|warmer/cool|cooler|cold   wet/dry   full/empty   rich|wealthy/poor
 strong|stronger|strength/weak|weaker|weakness   hard/soft|easy   difficult/easy   simple/complex|complicated
-good/bad   better/worse   best/worst   happy/sad|unhappy   love/hate   agree|agreement/disagree|disagreement
-present|presence/absent|absence   day/night   morning/evening   able/unable   aware/unaware
-fair/unfair   limited/unlimited   necessary/unnecessary   popular/unpopular   usual/unusual
-armed/unarmed   capable/incapable   complete/incomplete   direct|directly/indirect|indirectly
-dependent/independent   voluntary/involuntary   adequate/inadequate   accurate/inaccurate
-active/inactive   literate/illiterate   mature/immature   mortal/immortal   moral/immoral
-regular/irregular   relevant/irrelevant   responsible/irresponsible   reversible/irreversible
-honest/dishonest   loyal/disloyal   approve/disapprove   appear/disappear   continue/discontinue
-keep|kept|continue|persist/stop|cease|halt|quit
-obey/disobey   advantage/disadvantage   constitutional/unconstitutional   include|included/excluded
+good/bad   better/worse   best/worst   happy/sad|unhappy   love/hate   =agree|agreement/disagree|disagreement
+=present|presence/absent|absence   day/night   morning/evening   =able/unable   =aware/unaware
+=fair/unfair   =limited/unlimited   =necessary/unnecessary   popular/unpopular   =usual/unusual
+=armed/unarmed   =capable/incapable   =complete/incomplete   =direct|directly/indirect|indirectly
+=dependent/independent   =voluntary/involuntary   =adequate/inadequate   =accurate/inaccurate
+=active/inactive   =literate/illiterate   =mature/immature   =mortal/immortal   =moral/immoral
+=regular/irregular   =relevant/irrelevant   =responsible/irresponsible   =reversible/irreversible
+=honest/dishonest   =loyal/disloyal   approve/disapprove   appear/disappear   =continue/discontinue
+keep|kept|continue|persist/stop|cease|halt
+=obey/disobey   advantage/disadvantage   =constitutional/unconstitutional   =include|included/excluded
 """
 
 
@@ -122,28 +124,45 @@ def antonym_key(word: str) -> str:
 def _parse(groups: str) -> tuple[tuple[str, str], ...]:
     pairs: dict[tuple[str, str], None] = {}
     for item in groups.split():
-        left, right = item.split("/")
+        left, right = item.removeprefix("=").split("/")
         for a in left.split("|"):
             for b in right.split("|"):
                 pairs[(a, b)] = None
     return tuple(pairs)
 
 
+def _keyed(pairs: Iterable[tuple[str, str]]) -> dict[str, frozenset[str]]:
+    """Both ways, by `antonym_key`."""
+    found: dict[str, frozenset[str]] = {}
+    for a, b in pairs:
+        ka, kb = antonym_key(a), antonym_key(b)
+        if ka != kb:
+            found[ka] = found.get(ka, frozenset()) | {kb}
+            found[kb] = found.get(kb, frozenset()) | {ka}
+    return found
+
+
 PAIRS: tuple[tuple[str, str], ...] = _parse(_GROUPS)  # surface forms, as listed
-ANTONYMS: dict[str, frozenset[str]] = {}
-for _a, _b in PAIRS:
-    _ka, _kb = antonym_key(_a), antonym_key(_b)
-    if _ka != _kb:
-        ANTONYMS[_ka] = ANTONYMS.get(_ka, frozenset()) | {_kb}
-        ANTONYMS[_kb] = ANTONYMS.get(_kb, frozenset()) | {_ka}
+ANTONYMS: dict[str, frozenset[str]] = _keyed(PAIRS)
+COMPLEMENTS: dict[str, frozenset[str]] = _keyed(_parse(" ".join(i for i in _GROUPS.split() if i[0] == "=")))
 
 
 @lru_cache(maxsize=65536)
 def _opposite_keys(ka: str) -> frozenset[str]:
     """The keys of the words opposite a word with key `ka`: its listed antonyms, 'non-X' for X, and X
     for 'non-X'."""
-    found = ANTONYMS.get(ka, frozenset()) | {f"non-{ka}"}
-    return (found | {ka[4:]} if ka.startswith("non-") else found) - {ka}
+    return (ANTONYMS.get(ka, frozenset()) | _non(ka)) - {ka}
+
+
+@lru_cache(maxsize=65536)
+def _complement_keys(ka: str) -> frozenset[str]:
+    """The keys of the words a denied word with key `ka` restates: its listed complements, 'non-X' for X
+    and X for 'non-X'."""
+    return (COMPLEMENTS.get(ka, frozenset()) | _non(ka)) - {ka}
+
+
+def _non(ka: str) -> frozenset[str]:
+    return frozenset((f"non-{ka}", ka[4:])) if ka.startswith("non-") else frozenset((f"non-{ka}",))
 
 
 def may_oppose(word: str, keys: frozenset[str]) -> bool:
@@ -162,6 +181,12 @@ def antonym(a: str, b: str) -> bool:
 def opposites(word: str, others: Iterable[str]) -> list[str]:
     """The words of `others` that are `word`'s antonyms, in order (`word` is looked up once)."""
     keys = _opposite_keys(antonym_key(word))
+    return [other for other in others if antonym_key(other) in keys]
+
+
+def complements(word: str, others: Iterable[str]) -> list[str]:
+    """The words of `others` that are `word`'s complements (denying one states the other), in order."""
+    keys = _complement_keys(antonym_key(word))
     return [other for other in others if antonym_key(other) in keys]
 
 

@@ -18,14 +18,17 @@ import numpy as np
 from evaluators.offline import alignment
 from evaluators.offline.claim_view import Terms, is_content
 from evaluators.offline.focus import focus
-from evaluators.offline.lexicon import antonym_key, may_oppose, opposites
+from evaluators.offline.lexicon import antonym_key, complements, may_oppose, opposites
 from evaluators.offline.sentences import Window, passage_parts, windows
 from evaluators.offline.text import (
     content_stems,
     denied_predicates,
+    denied_stems,
     entities,
     negated_stretches,
+    negation_count,
     negations_about,
+    stem,
     words,
 )
 
@@ -40,22 +43,56 @@ class PassageScores:
     novel_windows: tuple[float, ...]  # ... of the novel words
     sentences: tuple[float, ...]  # word recall (amounts left out) in each single sentence; 0.0 for pairs
     passage: float  # exact recall in the passage's pool
+    restated: frozenset[str]  # the claim's stems it restates by their complement (`restated_by_complement`)
 
 
 @lru_cache(maxsize=2048)
 def passage_scores(terms: Terms, text: str) -> PassageScores:
     found = windows(text, 0)
-    pools = tuple(terms.pool(w.stems, w.parts) for w in found)
-    # A pool adds to the window's stems the claim's amounts, which weigh nothing as words, and the
-    # claim's compound parts the window writes joined, which count as its words.
+    # A pool adds to the window's stems the claim's amounts, which weigh nothing as words, the claim's
+    # compound parts the window writes joined, which count as its words, and the claim's words it
+    # restates by their complement under the other polarity ('not allowed' for 'prohibited').
+    restated = [frozenset().union(*(restated_by_complement(terms, s) for s in w.sentences)) for w in found]
+    pools = tuple(
+        terms.pool(w.stems | again if again else w.stems, w.parts)
+        for w, again in zip(found, restated, strict=True)
+    )
     recalls = [terms.recalls(p) for p in pools]
+    in_passage = frozenset().union(*restated)
+    stems = passage_stems(text) | in_passage if in_passage else passage_stems(text)
     return PassageScores(
         pools=pools,
         windows=tuple(r[0] for r in recalls),
         novel_windows=tuple(r[1] for r in recalls),
         sentences=tuple(r[2] if w.single else 0.0 for w, r in zip(found, recalls, strict=True)),
-        passage=terms.recall(terms.pool(passage_stems(text), passage_parts(text))),
+        passage=terms.recall(terms.pool(stems, passage_parts(text))),
+        restated=in_passage,
     )
+
+
+@lru_cache(maxsize=4096)
+def restated_by_complement(terms: Terms, sentence: str) -> frozenset[str]:
+    """The claim's stems that `sentence` restates by their complement under the other polarity: 'is not
+    allowed' restates 'prohibited', and 'is closed' restates 'is not open' (`lexicon.complements`: not
+    every antonym, 'not released' is no arrest). One side's word must stand in what a negation of its
+    side denies, the other's not (`denied_stems`; where a side is not read word by word, its negation
+    parity decides)."""
+    claim_denied, sentence_denied = denied_stems(terms.view.claim), denied_stems(sentence)
+    claim_odd = terms.view.negation_parity == 1
+    sentence_odd = sentence_denied is None and negation_count(sentence) % 2 == 1
+    if not (claim_denied or sentence_denied or claim_odd or sentence_odd):
+        return frozenset()  # neither side denies anything: an antonym there is a contradiction
+    keys, found = _antonym_keys(sentence), []
+    for word, s in zip(terms.surface, terms.stems, strict=True):
+        if not may_oppose(word, keys):
+            continue
+        claim_side = claim_odd if claim_denied is None else s in claim_denied
+        if any(
+            claim_side != (sentence_odd if sentence_denied is None else stem(other) in sentence_denied)
+            for other in complements(word, window_words(sentence))
+        ):
+            found.append(s)
+    return frozenset(found)
 
 
 @lru_cache(maxsize=4096)

@@ -6,8 +6,8 @@ retrain may move a case:
 - grounding_cases.jsonl, the headline set (66 cases): paraphrases that must stay supported, and
   number/date, entity and negation contradictions, unsupported additions, off-topic answers;
 - grounding_cases_more.jsonl: abstentions ('the documents do not mention X'), six non-Latin scripts,
-  amounts written in other units or formats, and bare replies to yes/no questions ('Yes.', 'No, it
-  isn't.');
+  amounts written in other units or formats, bare replies to yes/no questions ('Yes.', 'No, it
+  isn't.'), and paraphrases by an antonym under the other polarity ('not allowed' for 'prohibited');
 - grounding_cases_unresponsive.jsonl: answers on the question's topic that do, or do not, answer it.
 What the model still misses is listed in docs/offline-judge.md.
 """
@@ -39,7 +39,13 @@ FLOORS: dict[str, tuple[dict[str, float], float]] = {
         0.90,
     ),
     "grounding_cases_more.jsonl": (
-        {"abstention": 0.85, "non_latin": 0.80, "units": 0.85, "yes_no_reply": 0.70},
+        {
+            "abstention": 0.85,
+            "negated_paraphrase": 0.85,
+            "non_latin": 0.80,
+            "units": 0.85,
+            "yes_no_reply": 0.70,
+        },
         0.85,
     ),
     "grounding_cases_unresponsive.jsonl": ({"unresponsive": 0.85, "responsive": 0.85}, 0.85),

@@ -132,6 +132,40 @@ async def test_a_negated_antonym_restates_rather_than_contradicts(judge: Offline
     assert opposite.verdict == "no" and denied.verdict == "no", (opposite.reason, denied.reason)
 
 
+SMOKING = "Can I smoke on the premises?"
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "passage", "verdict"),
+    [
+        (SMOKING, "Smoking is not allowed on the premises.", "Smoking is prohibited on the premises.", "yes"),
+        (SMOKING, "Smoking is prohibited on the premises.", "Smoking is not allowed on the premises.", "yes"),
+        (
+            "Can I get a refund on an ebook?",
+            "Refunds are not available for digital downloads.",
+            "The refund is unavailable for digital downloads.",
+            "yes",
+        ),
+        (
+            "Do managers get overtime pay?",
+            "Managers are unpaid for overtime.",
+            "Overtime is not paid for managers.",
+            "yes",
+        ),
+        (SMOKING, "Smoking is allowed on the premises.", "Smoking is prohibited on the premises.", "no"),
+        (SMOKING, "Smoking is not prohibited here.", "Smoking is not allowed here.", "no"),
+    ],
+)
+async def test_an_antonym_under_the_other_polarity_is_the_claim_s_word(
+    judge: OfflineJudge, question: str, answer: str, passage: str, verdict: str
+) -> None:
+    """'not allowed' says 'prohibited': the four paraphrases were judged not found (the antonym was no
+    match for the claim's word). Under the same polarity an antonym is still the opposite."""
+    claims = await judge.extract(answer, ExtractKind.CLAIMS, question=question)
+    [judged] = await judge.verdicts(claims, [passage], VerdictTask.SUPPORTED)
+    assert judged.verdict == verdict, judged.reason
+
+
 async def test_an_antonym_in_the_sentence_about_the_claim_s_names_is_seen(judge: OfflineJudge) -> None:
     """'open on Sundays' against 'closed on Sundays. It opens at 9 am on weekdays': the pair window
     holds 'opens' too, and the claim was judged supported. A claim with amounts is left to the window

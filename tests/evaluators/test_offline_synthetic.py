@@ -15,10 +15,12 @@ import pytest
 
 from evaluators.offline.lexicon import (
     ANTONYMS,
+    COMPLEMENTS,
     PAIRS,
     abstention_topic,
     antonym,
     antonym_key,
+    complements,
     may_oppose,
     opposites,
 )
@@ -94,6 +96,16 @@ def test_the_antonym_list_is_large_curated_and_lower_case() -> None:
     assert all(a == a.lower() and b == b.lower() for a, b in PAIRS)
     assert all(key == key.lower() for key in ANTONYMS)
     assert antonym("non-profit", "profit")  # any non-X against X
+
+
+def test_complements_are_the_antonyms_a_denial_restates() -> None:
+    """'not allowed' is 'prohibited'; 'not large' is not 'small', nor 'not released' 'arrested'. Every
+    complement is an antonym. 'quite' shares 'quit''s key, so 'quit' is no antonym of 'kept'."""
+    assert complements("allowed", ["prohibited", "banned", "large"]) == ["prohibited", "banned"]
+    assert complements("available", ["unavailable"]) and complements("non-profit", ["profit"])
+    assert not complements("large", ["small"]) and not complements("arrested", ["released"])
+    assert all(ka in ANTONYMS and kb in ANTONYMS[ka] for ka in COMPLEMENTS for kb in COMPLEMENTS[ka])
+    assert not antonym("kept", "quite")
 
 
 @pytest.mark.parametrize(
