@@ -14,20 +14,21 @@ from functools import lru_cache
 
 import numpy as np
 
-from evaluators.offline.claim_view import ClaimView, Terms, claim_view, supported_in, with_compounds
+from evaluators.offline.claim_view import ClaimView, claim_view, supported_in, with_compounds
 from evaluators.offline.idf import IdfTable, default_idf
 from evaluators.offline.passage_match import (
     antonyms,
     clause_of,
-    denied_names,
+    one_side_denies,
     passage_scores,
     passage_stems,
     soft_scores,
     window_names,
 )
+from evaluators.offline.polarity import denies_other, in_a_row, sentence_antonyms
 from evaluators.offline.quantities import Quantity, conflicts
 from evaluators.offline.sentences import Window, passage_parts, windows
-from evaluators.offline.text import denied_stems, entities, stem, stems_of, words
+from evaluators.offline.text import stem, stems_of, words
 
 FEATURE_NAMES: tuple[str, ...] = (
     "recall_window",  # IDF-weighted share of the claim's content words in its best 2-sentence window
@@ -180,7 +181,7 @@ class GroundingFeaturizer:
         clause_text, negations = clause_of(terms, here) if here else (None, 0)
         names_others = window is not None and self._names_others(claim, window.text)
         opposed = here is not None and view.negation_parity != negations % 2
-        denies_another = here is not None and opposed and self._denies_another(view, here.text)
+        denies_another = here is not None and opposed and denies_other(view, here.text, self.idf.common)
         elsewhere = self._swapped_names(names, missing_names, window.text) if window and names_others else []
         if not elsewhere and clause_text and self._names_others(claim, clause_text):
             elsewhere = self._swapped_names(names, missing_names, clause_text)
@@ -191,11 +192,14 @@ class GroundingFeaturizer:
         clause = view.clause
         own = sentence_at is not None and recalls[sentence_at] >= _OWN_SENTENCE * best_recall
         flip = clause and own and opposed and not denies_another
-        opposites = antonyms(terms, window) if clause and window is not None else ()
+        opposites, opposed_in = (antonyms(terms, window), window.text) if clause and window else ((), "")
         if clause and not opposites and here is not None and here is not window and not view.quantities:
-            opposites = self._sentence_antonyms(terms, view, here)
-        if flip and len(opposites) == 1 and here is not None and _negated(opposites[0], view, here.text):
-            flip, opposites = False, ()  # 'not open' against 'closed': two opposites make a paraphrase
+            opposites, opposed_in = sentence_antonyms(terms, view, here, window, self.idf.common)
+        # 'not open' against 'closed': two opposites agree (and the negation is no flip)
+        agreeing = [p for p in opposites if one_side_denies(p[0], claim, p[1], opposed_in)]
+        if agreeing:
+            opposites = tuple(p for p in opposites if p not in agreeing)
+            flip = flip and bool(opposites)
 
         failed = {p for name in (*missing_names, *elsewhere) for p in stems_of(name)}
         failed |= {stem(w) for q in missing_quantities for w in words(q.text)}
@@ -277,26 +281,7 @@ class GroundingFeaturizer:
         row. (Only in a row: 'Mangalia University' is no name of 'born in Mangalia ... at Ovidius
         University'.)"""
         window = best.lower()
-        return [e for e in names if e not in missing and e.lower() not in window and not _in_a_row(e, best)]
-
-    def _sentence_antonyms(self, terms: Terms, view: ClaimView, here: Window) -> tuple[tuple[str, str], ...]:
-        """Antonyms in the sentence about the claim's named things, where its pair window also holds
-        the claim's word: 'open on Sundays' against 'closed on Sundays. It opens at 9 am'. (Not for a
-        claim with amounts: the sentence is chosen by words, and 'closes at 19:00' may be the end of
-        'open from 9am to 7pm'.)"""
-        found = antonyms(terms, here)
-        if not found:
-            return ()
-        named = entities(view.claim, common=self.idf.common)
-        return found if named and all(_stated(name, here.text) for name in named) else ()
-
-    def _denies_another(self, view: ClaimView, sentence: str) -> bool:
-        """Whether the negated side (the claim, or else the sentence) denies something of a name the
-        other side does not state: then the two speak of different things. 'Jamie Kennedy did not star
-        in GoldenEye' is no contradiction of 'Three Kings is starring Jamie Kennedy', nor 'open on
-        Sundays' of 'not open on Mondays'."""
-        denier, other = (view.claim, sentence) if view.negation_parity else (sentence, view.claim)
-        return any(not _stated(name, other) for name in denied_names(denier, self.idf.common))
+        return [e for e in names if e not in missing and e.lower() not in window and not in_a_row(e, best)]
 
     def _names_others(self, claim: str, text: str) -> bool:
         lowered = claim.lower()
@@ -308,26 +293,6 @@ class GroundingFeaturizer:
             return True
         parts = stems_of(entity)
         return bool(parts) and all(p in refs.all_stems for p in parts)
-
-
-def _negated(pair: tuple[str, str], view: ClaimView, sentence: str) -> bool:
-    """Whether the negated side's word of an antonym pair (claim word, sentence word) stands in the
-    stretch its negation denies: then the two agree ('is not open' and 'is closed', 'is not small' and
-    'is large'), where 'never forgets ... small' denies nothing of 'small'."""
-    text, word = (view.claim, pair[0]) if view.negation_parity else (sentence, pair[1])
-    denied = denied_stems(text)
-    return denied is None or stem(word.lower()) in denied
-
-
-def _stated(name: str, text: str) -> bool:
-    return name.lower() in text.lower() or _in_a_row(name, text)
-
-
-def _in_a_row(name: str, text: str) -> bool:
-    """Whether the stems of `name` occur consecutively among the content stems of `text`."""
-    parts, stated = stems_of(name), stems_of(text)
-    n = len(parts)
-    return bool(n) and any(stated[i : i + n] == parts for i in range(len(stated) - n + 1))
 
 
 def _soft_recall(weights: np.ndarray, matches: np.ndarray) -> float:

@@ -75,24 +75,38 @@ def restated_by_complement(terms: Terms, sentence: str) -> frozenset[str]:
     """The claim's stems that `sentence` restates by their complement under the other polarity: 'is not
     allowed' restates 'prohibited', and 'is closed' restates 'is not open' (`lexicon.complements`: not
     every antonym, 'not released' is no arrest). One side's word must stand in what a negation of its
-    side denies, the other's not (`denied_stems`; where a side is not read word by word, its negation
-    parity decides)."""
-    claim_denied, sentence_denied = denied_stems(terms.view.claim), denied_stems(sentence)
-    claim_odd = terms.view.negation_parity == 1
-    sentence_odd = sentence_denied is None and negation_count(sentence) % 2 == 1
-    if not (claim_denied or sentence_denied or claim_odd or sentence_odd):
+    side denies, the other's not (`one_side_denies`)."""
+    if not (
+        denied_stems(terms.view.claim) or denied_stems(sentence) or _odd(terms.view.claim) or _odd(sentence)
+    ):
         return frozenset()  # neither side denies anything: an antonym there is a contradiction
-    keys, found = _antonym_keys(sentence), []
-    for word, s in zip(terms.surface, terms.stems, strict=True):
-        if not may_oppose(word, keys):
-            continue
-        claim_side = claim_odd if claim_denied is None else s in claim_denied
-        if any(
-            claim_side != (sentence_odd if sentence_denied is None else stem(other) in sentence_denied)
+    keys = _antonym_keys(sentence)
+    return frozenset(
+        s
+        for word, s in zip(terms.surface, terms.stems, strict=True)
+        if may_oppose(word, keys)
+        and any(
+            one_side_denies(word, terms.view.claim, other, sentence)
             for other in complements(word, window_words(sentence))
-        ):
-            found.append(s)
-    return frozenset(found)
+        )
+    )
+
+
+def one_side_denies(word: str, text: str, other: str, other_text: str) -> bool:
+    """Whether exactly one of two words stands in what a negation of its own text denies: then a word and
+    its antonym agree ('is not open' and 'is closed'), where 'never forgets ... small' denies nothing of
+    'small'. Where a text is not read word by word (`denied_stems` is None), its negation parity decides."""
+    return _denied(word, text) != _denied(other, other_text)
+
+
+def _denied(word: str, text: str) -> bool:
+    denied = denied_stems(text)
+    return _odd(text) if denied is None else stem(word.lower()) in denied
+
+
+def _odd(text: str) -> bool:
+    """Whether `text`, not read word by word, holds an odd number of negations (False when it is read)."""
+    return denied_stems(text) is None and negation_count(text) % 2 == 1
 
 
 @lru_cache(maxsize=4096)

@@ -182,6 +182,26 @@ async def test_an_antonym_in_the_sentence_about_the_claim_s_names_is_seen(judge:
     assert closing_time.verdict == "yes", closing_time.reason
 
 
+async def test_an_antonym_said_of_a_pronoun_s_subject_is_seen(judge: OfflineJudge) -> None:
+    """'Our Lisbon store is open ... Monday to Saturday. It is closed on Sundays': 'It' is the store, so
+    'open on Sundays' is contradicted (it was supported: 'open' is in the first sentence), and 'not
+    open on Sundays' agrees. The pronoun's sentence must state a word of the claim that the first one
+    lacks: 'It is closed for lunch' says nothing of weekdays."""
+    store = "Our Lisbon store is open from 9am to 7pm, Monday to Saturday. It is closed on Sundays."
+    opposite, agrees = await judge.verdicts(
+        ["The Lisbon store is open on Sundays.", "The Lisbon store is not open on Sundays."],
+        [store],
+        VerdictTask.SUPPORTED,
+    )
+    assert opposite.verdict == "no" and "'closed'" in opposite.reason, opposite.reason
+    assert agrees.verdict == "yes", agrees.reason
+    lunch = "Our Lisbon store is open from 9am to 7pm, Monday to Saturday. It is closed for lunch."
+    [weekdays] = await judge.verdicts(
+        ["The Lisbon store is open on weekdays."], [lunch], VerdictTask.SUPPORTED
+    )
+    assert weekdays.verdict == "idk", weekdays.reason
+
+
 async def test_unsupported_addition_is_not_called_a_contradiction(judge: OfflineJudge) -> None:
     claim = "Its elevators were supplied by the Otis Elevator Company."
     [supported] = await judge.verdicts([claim], NODES, VerdictTask.SUPPORTED)

@@ -1,0 +1,71 @@
+"""Whether a claim and a sentence say opposite things beyond their words: an antonym said of the claim's
+subject in a sentence other than the best window, and a negation that denies something the other side
+does not speak of. Read by `features.GroundingFeaturizer.evidence`."""
+
+from __future__ import annotations
+
+import re
+
+from evaluators.offline.claim_view import ClaimView, Terms
+from evaluators.offline.lexicon import complements
+from evaluators.offline.passage_match import antonyms, denied_names
+from evaluators.offline.sentences import Window
+from evaluators.offline.text import entities, stems_of
+
+_PRONOUN = re.compile(r"(?:It|They|He|She)\b")  # a sentence whose subject is a pronoun
+
+
+def sentence_antonyms(
+    terms: Terms, view: ClaimView, here: Window, window: Window | None, common: frozenset[str]
+) -> tuple[tuple[tuple[str, str], ...], str]:
+    """Antonyms in the sentence about the claim's named things, where its pair window also holds
+    the claim's word: 'open on Sundays' against 'closed on Sundays. It opens at 9 am'; or a
+    complement in the sentence after it, when a pronoun stands for its subject there and it states
+    a word of the claim that the named one lacks: 'Our Lisbon store is open Monday to Saturday. It
+    is closed on Sundays'. (Not for a claim with amounts: the sentence is chosen by words, and
+    'closes at 19:00' may be the end of 'open from 9am to 7pm'.) With the sentence they are in."""
+    found, said = antonyms(terms, here), here
+    after = said_of(here, window) if not found else None
+    if after is not None and not after.stems.isdisjoint(s for s in terms.stems if s not in here.stems):
+        # (complements only: a state of the subject, not another person, 'a man' beside 'the girl')
+        found, said = tuple(p for p in antonyms(terms, after) if complements(p[0], (p[1],))), after
+    if not found:
+        return (), ""
+    named = entities(view.claim, common=common)
+    # (names the pronoun's sentence states with the one it stands for: 'Sundays', 'Lisbon store')
+    text = f"{here.text} {said.text}" if said is after else here.text
+    return (found, said.text) if named and all(stated(name, text) for name in named) else ((), "")
+
+
+def denies_other(view: ClaimView, sentence: str, common: frozenset[str]) -> bool:
+    """Whether the negated side (the claim, or else the sentence) denies something of a name the
+    other side does not state: then the two speak of different things. 'Jamie Kennedy did not star
+    in GoldenEye' is no contradiction of 'Three Kings is starring Jamie Kennedy', nor 'open on
+    Sundays' of 'not open on Mondays'."""
+    denier, other = (view.claim, sentence) if view.negation_parity else (sentence, view.claim)
+    return any(not stated(name, other) for name in denied_names(denier, common))
+
+
+def said_of(here: Window, window: Window | None) -> Window | None:
+    """The sentence after `here` in the pair `window` when a pronoun is its subject ('It is closed on
+    Sundays'): what it says, it says of `here`'s subject."""
+    if window is None or window.single or window.sentences[0] != here.text:
+        return None
+    text = window.sentences[1]
+    return (
+        Window(here.node, text, frozenset(stems_of(text)), True, (text,), (text,))
+        if _PRONOUN.match(text)
+        else None
+    )
+
+
+def stated(name: str, text: str) -> bool:
+    """Whether `text` states `name`, as written or as its stems in a row ('Intel's CEO' for 'Intel CEO')."""
+    return name.lower() in text.lower() or in_a_row(name, text)
+
+
+def in_a_row(name: str, text: str) -> bool:
+    """Whether the stems of `name` occur consecutively among the content stems of `text`."""
+    parts, found = stems_of(name), stems_of(text)
+    n = len(parts)
+    return bool(n) and any(found[i : i + n] == parts for i in range(len(found) - n + 1))
