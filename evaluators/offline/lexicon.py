@@ -161,6 +161,11 @@ def _complement_keys(ka: str) -> frozenset[str]:
     return (COMPLEMENTS.get(ka, frozenset()) | _non(ka)) - {ka}
 
 
+def complement_keys(word: str) -> frozenset[str]:
+    """The `antonym_key`s of `word`'s complements (a set to test a text's keys against at once)."""
+    return _complement_keys(antonym_key(word))
+
+
 def _non(ka: str) -> frozenset[str]:
     return frozenset((f"non-{ka}", ka[4:])) if ka.startswith("non-") else frozenset((f"non-{ka}",))
 
@@ -186,7 +191,7 @@ def opposites(word: str, others: Iterable[str]) -> list[str]:
 
 def complements(word: str, others: Iterable[str]) -> list[str]:
     """The words of `others` that are `word`'s complements (denying one states the other), in order."""
-    keys = _complement_keys(antonym_key(word))
+    keys = complement_keys(word)
     return [other for other in others if antonym_key(other) in keys]
 
 

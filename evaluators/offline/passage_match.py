@@ -18,7 +18,7 @@ import numpy as np
 from evaluators.offline import alignment
 from evaluators.offline.claim_view import Terms, is_content
 from evaluators.offline.focus import focus
-from evaluators.offline.lexicon import antonym_key, complements, may_oppose, opposites
+from evaluators.offline.lexicon import antonym_key, complement_keys, complements, may_oppose, opposites
 from evaluators.offline.sentences import Window, passage_parts, windows
 from evaluators.offline.text import (
     content_stems,
@@ -52,13 +52,16 @@ def passage_scores(terms: Terms, text: str) -> PassageScores:
     # A pool adds to the window's stems the claim's amounts, which weigh nothing as words, the claim's
     # compound parts the window writes joined, which count as its words, and the claim's words it
     # restates by their complement under the other polarity ('not allowed' for 'prohibited').
-    restated = [frozenset().union(*(restated_by_complement(terms, s) for s in w.sentences)) for w in found]
-    pools = tuple(
-        terms.pool(w.stems | again if again else w.stems, w.parts)
-        for w, again in zip(found, restated, strict=True)
-    )
+    by_sentence: dict[str, frozenset[str]] = {}
+    if not _complement_stems(terms).isdisjoint(passage_stems(text)):  # (most passages have none)
+        by_sentence = {w.text: restated_by_complement(terms, w.text, w.stems) for w in found if w.single}
+    in_passage = frozenset().union(*by_sentence.values())
+    if in_passage:  # (rare: most sentences restate nothing)
+        restated = [frozenset().union(*(by_sentence[s] for s in w.sentences)) for w in found]
+        pools = tuple(terms.pool(w.stems | r, w.parts) for w, r in zip(found, restated, strict=True))
+    else:
+        pools = tuple(terms.pool(w.stems, w.parts) for w in found)
     recalls = [terms.recalls(p) for p in pools]
-    in_passage = frozenset().union(*restated)
     stems = passage_stems(text) | in_passage if in_passage else passage_stems(text)
     return PassageScores(
         pools=pools,
@@ -70,12 +73,18 @@ def passage_scores(terms: Terms, text: str) -> PassageScores:
     )
 
 
-@lru_cache(maxsize=4096)
-def restated_by_complement(terms: Terms, sentence: str) -> frozenset[str]:
+def restated_by_complement(terms: Terms, sentence: str, stems: frozenset[str]) -> frozenset[str]:
     """The claim's stems that `sentence` restates by their complement under the other polarity: 'is not
     allowed' restates 'prohibited', and 'is closed' restates 'is not open' (`lexicon.complements`: not
     every antonym, 'not released' is no arrest). One side's word must stand in what a negation of its
     side denies, the other's not (`one_side_denies`)."""
+    if _complement_stems(terms).isdisjoint(stems):  # `stems`: the sentence's (most have no complement)
+        return frozenset()
+    return _restated(terms, sentence)
+
+
+@lru_cache(maxsize=1024)
+def _restated(terms: Terms, sentence: str) -> frozenset[str]:
     if not (
         denied_stems(terms.view.claim) or denied_stems(sentence) or _odd(terms.view.claim) or _odd(sentence)
     ):
@@ -90,6 +99,19 @@ def restated_by_complement(terms: Terms, sentence: str) -> frozenset[str]:
             for other in complements(word, window_words(sentence))
         )
     )
+
+
+@lru_cache(maxsize=1024)
+def _complement_stems(terms: Terms) -> frozenset[str]:
+    """Every stem whose `antonym_key` is a complement's of a claim word: a sentence without one
+    restates nothing."""
+    return frozenset().union(*(_stems_keyed(w) for w in terms.surface))
+
+
+@lru_cache(maxsize=65536)
+def _stems_keyed(word: str) -> frozenset[str]:
+    """The stems keyed as `word`'s complements ('e' and a doubled last letter are what a key drops)."""
+    return frozenset(s for k in complement_keys(word) for s in (k, f"{k}e", f"{k}{k[-1:]}", f"{k}{k[-1:]}e"))
 
 
 def one_side_denies(word: str, text: str, other: str, other_text: str) -> bool:
