@@ -161,9 +161,13 @@ def _complement_keys(ka: str) -> frozenset[str]:
     return (COMPLEMENTS.get(ka, frozenset()) | _non(ka)) - {ka}
 
 
-def complement_keys(word: str) -> frozenset[str]:
-    """The `antonym_key`s of `word`'s complements (a set to test a text's keys against at once)."""
-    return _complement_keys(antonym_key(word))
+@lru_cache(maxsize=65536)
+def complement_stems(word: str) -> frozenset[str]:
+    """Every stem whose `antonym_key` is a key of `word`'s complements: the key drops a final 'e' and a
+    doubled last letter, so each key stands for four stems. A text whose stems hold none of them has
+    no complement of `word` (a set test on stems already read, where `complements` keys each word)."""
+    keys = _complement_keys(antonym_key(word))
+    return frozenset(s for k in keys for s in (k, f"{k}e", f"{k}{k[-1:]}", f"{k}{k[-1:]}e"))
 
 
 def _non(ka: str) -> frozenset[str]:
@@ -191,7 +195,7 @@ def opposites(word: str, others: Iterable[str]) -> list[str]:
 
 def complements(word: str, others: Iterable[str]) -> list[str]:
     """The words of `others` that are `word`'s complements (denying one states the other), in order."""
-    keys = complement_keys(word)
+    keys = _complement_keys(antonym_key(word))
     return [other for other in others if antonym_key(other) in keys]
 
 

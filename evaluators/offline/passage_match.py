@@ -18,7 +18,7 @@ import numpy as np
 from evaluators.offline import alignment
 from evaluators.offline.claim_view import Terms, is_content
 from evaluators.offline.focus import focus
-from evaluators.offline.lexicon import antonym_key, complement_keys, complements, may_oppose, opposites
+from evaluators.offline.lexicon import antonym_key, complement_stems, complements, may_oppose, opposites
 from evaluators.offline.sentences import Window, passage_parts, windows
 from evaluators.offline.text import (
     content_stems,
@@ -103,15 +103,9 @@ def _restated(terms: Terms, sentence: str) -> frozenset[str]:
 
 @lru_cache(maxsize=1024)
 def _complement_stems(terms: Terms) -> frozenset[str]:
-    """Every stem whose `antonym_key` is a complement's of a claim word: a sentence without one
+    """The stems of the claim words' complements (`lexicon.complement_stems`): a sentence without one
     restates nothing."""
-    return frozenset().union(*(_stems_keyed(w) for w in terms.surface))
-
-
-@lru_cache(maxsize=65536)
-def _stems_keyed(word: str) -> frozenset[str]:
-    """The stems keyed as `word`'s complements ('e' and a doubled last letter are what a key drops)."""
-    return frozenset(s for k in complement_keys(word) for s in (k, f"{k}e", f"{k}{k[-1:]}", f"{k}{k[-1:]}e"))
+    return frozenset().union(*(complement_stems(w) for w in terms.surface))
 
 
 def one_side_denies(word: str, text: str, other: str, other_text: str) -> bool:
