@@ -1,6 +1,7 @@
 """Whether a claim and a sentence say opposite things beyond their words: an antonym said of the claim's
-subject in a sentence other than the best window, and a negation that denies something the other side
-does not speak of. Read by `features.GroundingFeaturizer.evidence`."""
+subject in a sentence other than the best window, a negation that denies something the other side
+does not speak of, and one the other side says in other words. Read by
+`features.GroundingFeaturizer.evidence`."""
 
 from __future__ import annotations
 
@@ -10,9 +11,22 @@ from evaluators.offline.claim_view import ClaimView, Terms
 from evaluators.offline.lexicon import complements
 from evaluators.offline.passage_match import antonyms, denied_names
 from evaluators.offline.sentences import Window
-from evaluators.offline.text import entities, stems_of
+from evaluators.offline.text import denied_stems, entities, stem, stems_of
 
 _PRONOUN = re.compile(r"(?:It|They|He|She)\b")  # a sentence whose subject is a pronoun
+
+# Words that are a negation in themselves: 'removed' is 'no longer available', 'free' is 'do not pay'.
+_IMPLICIT_NEGATIONS = frozenset(
+    stem(w)
+    for w in """
+    removed eliminated abolished discontinued cancelled canceled scrapped dropped withdrawn withdrew revoked
+    rescinded suspended halted ceased stopped ended expired retired banned prohibited forbidden outlawed
+    excluded exempt waived free closed shut disabled blocked unavailable absent missing lacking refused
+    declined denied rejected failed prevented omitted skipped
+    """.split()  # noqa: SIM905 (a word list reads better as text)
+)
+# 'There is no yoga class this week' denies that the thing is at all.
+_NONE_OF_IT = re.compile(r"\bthere(?:'s|’s| is| are| was| were| will be) no\b", re.IGNORECASE)
 
 
 def sentence_antonyms(
@@ -44,6 +58,24 @@ def denies_other(view: ClaimView, sentence: str, common: frozenset[str]) -> bool
     Sundays' of 'not open on Mondays'."""
     denier, other = (view.claim, sentence) if view.negation_parity else (sentence, view.claim)
     return any(not stated(name, other) for name in denied_names(denier, common))
+
+
+def denied_in_other_words(view: ClaimView, sentence: str) -> bool:
+    """Whether the side without a negation says what the other side's negation denies with a word that
+    is a negation in itself, and not with the words denied: 'The CSV export was removed in version 3'
+    is 'The CSV export is no longer available in version 3', and 'Children under 12 do not pay' is
+    'free for children under 12'. Then the two agree. Where every denied word is stated they need not
+    ('Zelnorm was withdrawn because it raised the risk' against 'did not raise the risk'), unless the
+    negation denies that the thing is at all ('There is no yoga class this week' against 'The yoga
+    class is cancelled this week')."""
+    negated, other = (view.claim, sentence) if view.negation_parity else (sentence, view.claim)
+    denied, said = denied_stems(negated), stems_of(other)
+    return (
+        denied is not None
+        and bool(denied)
+        and (not denied.issubset(said) or _NONE_OF_IT.search(negated) is not None)
+        and any(s in _IMPLICIT_NEGATIONS and s not in stems_of(negated) for s in said)
+    )
 
 
 def said_of(here: Window, window: Window | None) -> Window | None:

@@ -41,6 +41,7 @@ FLOORS: dict[str, tuple[dict[str, float], float]] = {
     "grounding_cases_more.jsonl": (
         {
             "abstention": 0.85,
+            "implicit_negation": 0.85,
             "negated_paraphrase": 0.85,
             "non_latin": 0.80,
             "units": 0.85,

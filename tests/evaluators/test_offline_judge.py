@@ -166,6 +166,31 @@ async def test_an_antonym_under_the_other_polarity_is_the_claim_s_word(
     assert judged.verdict == verdict, judged.reason
 
 
+DASHBOARD = "The old dashboard is no longer available since May 2024."
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "contradicted"),
+    [
+        ("The old dashboard was retired in May 2024.", DASHBOARD, False),
+        ("Students do not pay an entry fee.", "Entry is free for students.", False),
+        ("The shuttle did not run on Sunday.", "The shuttle service was suspended on Sunday.", False),
+        ("There is no ferry this weekend.", "The ferry to the island is cancelled this weekend.", False),
+        ("The protest did not stop the vote.", "The protest stopped the vote.", True),
+        ("The match was not delayed by rain.", "The match was cancelled after it was delayed by rain.", True),
+        ("The old dashboard remains available.", DASHBOARD, True),
+    ],
+)
+async def test_a_negation_said_with_a_word_that_negates_is_no_opposite(
+    judge: OfflineJudge, claim: str, passage: str, contradicted: bool
+) -> None:
+    """'retired' says 'no longer available', 'free' 'do not pay': the first four were contradicted (the
+    negation flip). Where the word that negates is itself what is denied ('stopped'), or the denied
+    words are all stated ('delayed by rain'), the negation still says the opposite."""
+    [judged] = await judge.verdicts([claim], [passage], VerdictTask.SUPPORTED)
+    assert (judged.verdict == "no") is contradicted, judged.reason
+
+
 async def test_an_antonym_in_the_sentence_about_the_claim_s_names_is_seen(judge: OfflineJudge) -> None:
     """'open on Sundays' against 'closed on Sundays. It opens at 9 am on weekdays': the pair window
     holds 'opens' too, and the claim was judged supported. A claim with amounts is left to the window
