@@ -23,6 +23,7 @@ import os
 import signal
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 from collector.judging.scorers import JudgeOnLoop
@@ -62,10 +63,22 @@ def _exit_without(sidecar: int, every_s: float = 1.0) -> None:
     this, 8 workers and the fork server outlived such a sidecar for good, each with its memory."""
     while True:
         time.sleep(every_s)
-        try:
-            os.kill(sidecar, 0)
-        except (ProcessLookupError, PermissionError):  # (another user's process took the pid: gone too)
+        if _gone(sidecar):
             os._exit(0)
+
+
+def _gone(pid: int) -> bool:
+    """Whether process `pid` has exited: there is none (or another user's process took the pid), or it
+    is a zombie its parent has not reaped yet, which still answers signal 0 (Linux: its /proc state)."""
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, PermissionError):
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()  # 'pid (name) state ...'; a name may hold ')'
+    except OSError:  # no procfs: signal 0 is all there is
+        return False
+    return stat[stat.rindex(b")") + 2 :].startswith(b"Z")
 
 
 def info() -> JudgeInfo:

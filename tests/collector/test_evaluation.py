@@ -12,6 +12,7 @@ import time
 from dataclasses import replace
 
 import psutil
+import pytest
 
 from collector.dedup import RecentKeys
 from collector.exporters.prometheus import PrometheusExporter
@@ -229,9 +230,11 @@ time.sleep(120)
 """
 
 
-def test_the_offline_workers_and_fork_server_exit_when_the_sidecar_is_killed_outright() -> None:
+@pytest.mark.parametrize("reaped", [True, False], ids=["reaped", "zombie"])
+def test_the_offline_workers_and_fork_server_exit_when_the_sidecar_is_killed_outright(reaped: bool) -> None:
     """SIGKILL (the OOM killer) gives the sidecar no shutdown: before, its workers waited for their
-    next case for good, and kept the fork server up (seen as idle processes left by every CI run)."""
+    next case for good, and kept the fork server up (seen as idle processes left by every CI run). A
+    sidecar whose parent has not reaped it yet (a zombie) is gone too: it still answered signal 0."""
     sidecar = subprocess.Popen([sys.executable, "-c", _HOLDS_A_POOL], stdout=subprocess.PIPE, text=True)
     pids: list[int] = []
     try:
@@ -239,13 +242,15 @@ def test_the_offline_workers_and_fork_server_exit_when_the_sidecar_is_killed_out
         pids = [int(pid) for pid in sidecar.stdout.readline().split()]
         assert len(pids) == 3 and all(_alive(pid) for pid in pids)
         sidecar.kill()
-        sidecar.wait(10)
+        if reaped:
+            sidecar.wait(10)
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline and any(_alive(pid) for pid in pids):
             time.sleep(0.1)
         assert [pid for pid in pids if _alive(pid)] == []
     finally:
         sidecar.kill()
+        sidecar.wait(10)
         for pid in (p for p in pids if _alive(p)):
             os.kill(pid, signal.SIGKILL)
 
