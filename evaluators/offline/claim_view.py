@@ -23,7 +23,16 @@ import numpy as np
 
 from evaluators.offline.idf import IdfTable
 from evaluators.offline.quantities import Quantity, quantities, supports
-from evaluators.offline.text import NEGATIONS, STOPWORDS, entities, negation_count, stem, stems_of, words
+from evaluators.offline.text import (
+    NEGATIONS,
+    STOPWORDS,
+    content_words,
+    entities,
+    negation_count,
+    stem,
+    stems_of,
+    words,
+)
 
 _CLAUSE_WORDS = 4  # shorter claims are answer fragments: negation and antonyms are not compared
 _CAPITALISED_WORD = re.compile(r"\b[A-Z]\w*")  # (a name's words do not decide which clause it is about)
@@ -84,7 +93,7 @@ def claim_view(claim: str, question: str, idf: IdfTable) -> ClaimView:
         quantity_words=tuple(frozenset(words(q.text)) for q in found),
         checked_rows=checked_rows,
         checked=tuple(found[i] for i in checked_rows),
-        content=tuple(dict.fromkeys(w for w in words(claim) if is_content(w))),
+        content=tuple(dict.fromkeys(content_words(claim))),
         asked=frozenset(stems_of(question)) if question else frozenset(),
         asked_negated=bool(question) and negation_count(question) % 2 == 1,
         names=names,

@@ -16,12 +16,13 @@ from functools import lru_cache
 import numpy as np
 
 from evaluators.offline import alignment
-from evaluators.offline.claim_view import Terms, is_content
+from evaluators.offline.claim_view import Terms
 from evaluators.offline.focus import focus
 from evaluators.offline.lexicon import antonym_key, complement_stems, complements, may_oppose, opposites
 from evaluators.offline.sentences import Window, passage_parts, windows
 from evaluators.offline.text import (
     content_stems,
+    content_words,
     denied_predicates,
     denied_stems,
     entities,
@@ -29,7 +30,6 @@ from evaluators.offline.text import (
     negation_count,
     negations_about,
     stem,
-    words,
 )
 
 
@@ -191,7 +191,7 @@ def window_vocabulary(text: str) -> tuple[tuple[str, ...], np.ndarray]:
 @lru_cache(maxsize=8192)
 def window_words(text: str) -> tuple[str, ...]:
     """A window's content words, first occurrences in order (antonyms need no vectors)."""
-    return tuple(dict.fromkeys(w for w in words(text) if is_content(w)))
+    return tuple(dict.fromkeys(content_words(text)))
 
 
 @lru_cache(maxsize=8192)

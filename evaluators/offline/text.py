@@ -137,9 +137,23 @@ def words(text: str) -> list[str]:
     return _ASCII_WORDS(folded) if plain else script_tokens.unicode_words(folded)
 
 
+def content_words(text: str) -> list[str]:
+    """The words of `text` that carry content, in order: stopwords, negations, single characters and the
+    'longer' of 'no longer' (part of its negation) dropped."""
+    found = words(text)
+    return [
+        w
+        for i, w in enumerate(found)
+        if len(w) > 1
+        and w not in STOPWORDS
+        and w not in NEGATIONS
+        and (w != "longer" or found[i - 1 : i] != ["no"])
+    ]
+
+
 def content_stems(text: str) -> list[str]:
-    """Stems of the words that carry content (stopwords and negations dropped), in order."""
-    return [stem(w) for w in words(text) if len(w) > 1 and w not in STOPWORDS and w not in NEGATIONS]
+    """Stems of the words that carry content (`content_words`), in order."""
+    return [stem(w) for w in content_words(text)]
 
 
 @lru_cache(maxsize=16384)

@@ -62,6 +62,13 @@ def test_foreign_stopwords_leave_english_names_and_acronyms_alone() -> None:
     assert content_stems("Uber fur est") == ["uber", "fur", "est"]
 
 
+def test_the_longer_of_no_longer_is_part_of_the_negation() -> None:
+    """'The v1 API is no longer supported' against 'is deprecated' was not found for 'longer', a word
+    the passage lacks; a longer route is still a word."""
+    assert content_stems("The API is no longer supported.") == ["api", "support"]
+    assert content_stems("The northern route is longer.") == ["northern", "rout", "longer"]
+
+
 def test_hyphens_split_words_so_in_sync_matches_in_sync() -> None:
     assert (
         content_stems("The replicas are in-sync.")
