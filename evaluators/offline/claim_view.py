@@ -24,10 +24,9 @@ import numpy as np
 from evaluators.offline.idf import IdfTable
 from evaluators.offline.quantities import Quantity, quantities, supports
 from evaluators.offline.text import (
-    NEGATIONS,
-    STOPWORDS,
     content_words,
     entities,
+    is_content,
     negation_count,
     stem,
     stems_of,
@@ -41,11 +40,6 @@ _ADDITIVE = re.compile(
     r"\b(?:also|as well(?! as)|another|besides|additionally|in addition)\b|\btoo[.!?]*$", re.IGNORECASE
 )
 _COMPOUND = re.compile(r"\b[a-z]+(?:-[a-z]+)+\b")  # 'in-sync', 'state-of-the-art' (not 'covid-19')
-
-
-def is_content(word: str) -> bool:
-    """A word that carries content: not a stopword, a negation or a single character."""
-    return len(word) > 1 and word not in STOPWORDS and word not in NEGATIONS
 
 
 @dataclass(frozen=True, slots=True, eq=False)  # eq=False: hashed by identity, as a cache key

@@ -137,18 +137,16 @@ def words(text: str) -> list[str]:
     return _ASCII_WORDS(folded) if plain else script_tokens.unicode_words(folded)
 
 
+def is_content(word: str) -> bool:
+    """A word that carries content: not a stopword, a negation or a single character."""
+    return len(word) > 1 and word not in STOPWORDS and word not in NEGATIONS
+
+
 def content_words(text: str) -> list[str]:
-    """The words of `text` that carry content, in order: stopwords, negations, single characters and the
-    'longer' of 'no longer' (part of its negation) dropped."""
+    """The words of `text` that carry content (`is_content`), in order; the 'longer' of 'no longer' is
+    part of its negation."""
     found = words(text)
-    return [
-        w
-        for i, w in enumerate(found)
-        if len(w) > 1
-        and w not in STOPWORDS
-        and w not in NEGATIONS
-        and (w != "longer" or found[i - 1 : i] != ["no"])
-    ]
+    return [w for i, w in enumerate(found) if is_content(w) and (w != "longer" or found[i - 1 : i] != ["no"])]
 
 
 def content_stems(text: str) -> list[str]:
