@@ -25,7 +25,12 @@ from evaluators.offline.passage_match import (
     soft_scores,
     window_names,
 )
-from evaluators.offline.polarity import denied_in_other_words, denies_other, in_a_row, sentence_antonyms
+from evaluators.offline.polarity import (
+    denies_other,
+    in_a_row,
+    negation_agrees,
+    sentence_antonyms,
+)
 from evaluators.offline.quantities import Quantity, conflicts
 from evaluators.offline.sentences import Window, passage_parts, windows
 from evaluators.offline.text import stem, stems_of, words
@@ -191,9 +196,9 @@ class GroundingFeaturizer:
         # by ...' next to 'Taking it with food can reduce stomach upset').
         clause = view.clause
         own = sentence_at is not None and recalls[sentence_at] >= _OWN_SENTENCE * best_recall
-        # 'was removed' against 'is no longer available': a negation said in other words is no flip
-        in_other_words = opposed and here is not None and denied_in_other_words(view, here.text)
-        flip = clause and own and opposed and not denies_another and not in_other_words
+        # ('was removed' against 'is no longer available': what is denied is said in other words)
+        agrees = opposed and here is not None and negation_agrees(view, here.text)
+        flip = clause and own and opposed and not denies_another and not agrees
         opposites, opposed_in = (antonyms(terms, window), window.text) if clause and window else ((), "")
         if clause and not opposites and here is not None and here is not window and not view.quantities:
             opposites, opposed_in = sentence_antonyms(terms, view, here, window, self.idf.common)

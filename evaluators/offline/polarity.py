@@ -78,6 +78,21 @@ def denied_in_other_words(view: ClaimView, sentence: str) -> bool:
     )
 
 
+def denies_as_well(view: ClaimView, sentence: str) -> bool:
+    """Whether the sentence denies all that the negated claim denies, so a parity that differs comes from
+    another negation of the sentence: 'Locals believe it cannot be done without rezoning open park
+    areas due to rising land values' says 'it cannot be done due to rising land values'. (Only the
+    claim's own sentence: 'The tunnel did not open' beside 'The bridge opened' denies another's.)"""
+    denied = denied_stems(view.claim) if view.negation_parity else None
+    return denied is not None and bool(denied) and denied <= (denied_stems(sentence) or frozenset())
+
+
+def negation_agrees(view: ClaimView, sentence: str) -> bool:
+    """Whether a claim and its sentence, one negated and not the other, still agree on what is denied
+    (`denied_in_other_words`, `denies_as_well`): then the parity is no flip."""
+    return denied_in_other_words(view, sentence) or denies_as_well(view, sentence)
+
+
 def said_of(here: Window, window: Window | None) -> Window | None:
     """The sentence after `here` in the pair `window` when a pronoun is its subject ('It is closed on
     Sundays'): what it says, it says of `here`'s subject."""

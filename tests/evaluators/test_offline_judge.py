@@ -191,6 +191,22 @@ async def test_a_negation_said_with_a_word_that_negates_is_no_opposite(
     assert (judged.verdict == "no") is contradicted, judged.reason
 
 
+async def test_a_sentence_that_denies_all_the_claim_denies_agrees_whatever_else_it_negates(
+    judge: OfflineJudge,
+) -> None:
+    """'cannot be done without rezoning parks due to rising land values' holds two negations, 'cannot be
+    done due to rising land values' one: a real summary's claim was contradicted for the parity. A
+    sentence denying it of something else is no agreement ('The tunnel did not open')."""
+    plan = ["Locals believe the plan cannot be done without rezoning parks due to rising land values."]
+    [same] = await judge.verdicts(
+        ["The plan cannot be done due to rising land values."], plan, VerdictTask.SUPPORTED
+    )
+    assert same.verdict == "yes", same.reason
+    bridge = ["The bridge opened in 2010. The tunnel did not open."]
+    [other] = await judge.verdicts(["The bridge did not open."], bridge, VerdictTask.SUPPORTED)
+    assert other.verdict == "no", other.reason
+
+
 async def test_an_antonym_in_the_sentence_about_the_claim_s_names_is_seen(judge: OfflineJudge) -> None:
     """'open on Sundays' against 'closed on Sundays. It opens at 9 am on weekdays': the pair window
     holds 'opens' too, and the claim was judged supported. A claim with amounts is left to the window
