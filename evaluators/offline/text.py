@@ -62,6 +62,7 @@ _ENGLISH_STOPWORDS = frozenset(
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 STOPWORDS = ml.STOPWORDS | _ENGLISH_STOPWORDS
+_NOT_CONTENT = STOPWORDS | NEGATIONS
 NUMBER_WORDS = {w: str(v) for w, v in (*CARDINALS.items(), *TENS.items(), *BIG.items(), ("dozen", 12))}
 _SUFFIXES = ("ingly", "edly", "ing", "ies", "ied", "ed", "es", "s", "ly")
 
@@ -139,13 +140,16 @@ def words(text: str) -> list[str]:
 
 def is_content(word: str) -> bool:
     """A word that carries content: not a stopword, a negation or a single character."""
-    return len(word) > 1 and word not in STOPWORDS and word not in NEGATIONS
+    return len(word) > 1 and word not in _NOT_CONTENT
 
 
 def content_words(text: str) -> list[str]:
-    """The words of `text` that carry content (`is_content`), in order; the 'longer' of 'no longer' is
-    part of its negation."""
+    """The words of `text` that carry content (`is_content`, inlined: every passage passes here), in
+    order; the 'longer' of 'no longer' is part of its negation."""
     found = words(text)
+    kept = [w for w in found if len(w) > 1 and w not in _NOT_CONTENT]
+    if "longer" not in kept:
+        return kept
     return [w for i, w in enumerate(found) if is_content(w) and (w != "longer" or found[i - 1 : i] != ["no"])]
 
 
