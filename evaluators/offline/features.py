@@ -196,7 +196,7 @@ class GroundingFeaturizer:
         # by ...' next to 'Taking it with food can reduce stomach upset').
         clause = view.clause
         own = sentence_at is not None and recalls[sentence_at] >= _OWN_SENTENCE * best_recall
-        # ('was removed' against 'is no longer available': what is denied is said in other words)
+        # ('was removed' for 'is no longer available'; 'cannot be done without X' for 'cannot be done')
         agrees = opposed and here is not None and negation_agrees(view, here.text)
         flip = clause and own and opposed and not denies_another and not agrees
         opposites, opposed_in = (antonyms(terms, window), window.text) if clause and window else ((), "")

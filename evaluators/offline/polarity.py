@@ -1,6 +1,6 @@
 """Whether a claim and a sentence say opposite things beyond their words: an antonym said of the claim's
 subject in a sentence other than the best window, a negation that denies something the other side
-does not speak of, and one the other side says in other words. Read by
+does not speak of, and a negation the other side says in other words or denies as well. Read by
 `features.GroundingFeaturizer.evidence`."""
 
 from __future__ import annotations
