@@ -280,6 +280,9 @@ ABSTENTION = re.compile(
     ),
     re.IGNORECASE,
 )
+# Every abstention above says one of these ('not', "n't", 'no', 'none', 'cannot', 'silent', 'unable'):
+# a sentence without any is no abstention, and the scan for them is ~50 times cheaper than `ABSTENTION`.
+_MAY_ABSTAIN = re.compile(r"no|n['’]t|silent|unable", re.IGNORECASE)
 _TRAILING = re.compile(
     rf"(?:{_IN_SOURCE}|\s+at all|\s+or not|\s+either|[\s.!,;:]+)+$"  # '... in the documents.'
     r"|^(?-i:[Ww]hether|[Ii]f|any|anything about)\s+",  # 'whether X' -> 'X' ('Any Given Sunday' stays)
@@ -293,6 +296,8 @@ def abstention_topic(sentence: str) -> str | None:
 
     'The context does not say whether the refund includes shipping.' -> 'the refund includes
     shipping'; 'Paris is the capital of France.' -> None."""
+    if _MAY_ABSTAIN.search(sentence) is None:
+        return None
     match = ABSTENTION.search(sentence.strip())
     if match is None:
         return None
