@@ -35,9 +35,16 @@ from evaluators.offline.text import (
 
 _CLAUSE_WORDS = 4  # shorter claims are answer fragments: negation and antonyms are not compared
 _CAPITALISED_WORD = re.compile(r"\b[A-Z]\w*")  # (a name's words do not decide which clause it is about)
-# 'Joe Turkel also starred in The Shining': one more member of a list the passage gives part of.
+# One more member of a list the passage gives part of, said ('Joe Turkel also starred in The Shining')
+# or in a relation that holds many: a cast (either way), what a whole includes, a membership
+# ('Windtalkers is starring Frances O'Connor' beside 'Noah Emmerich starred in Windtalkers'; 'The
+# panel includes Dr Lee'). Not the part's side of inclusion: a song 'included in' another album than
+# the passage's is a swap. The relation words in lower case only ('Star Wars' is a name).
 _ADDITIVE = re.compile(
-    r"\b(?:also|as well(?! as)|another|besides|additionally|in addition)\b|\btoo[.!?]*$", re.IGNORECASE
+    r"\b(?:also|as well(?! as)|another|besides|additionally|in addition)\b|\btoo[.!?]*$"
+    r"|(?-i:\b(?:(?:co-?)?star(?:s|red|ring)?|cast|featur(?:e|es|ing)|includ(?:e|es|ing)|among|members?"
+    r"|one of)\b|\b(?:featured|included)\b(?!\s+in\b))",
+    re.IGNORECASE,
 )
 _COMPOUND = re.compile(r"\b[a-z]+(?:-[a-z]+)+\b")  # 'in-sync', 'state-of-the-art' (not 'covid-19')
 
@@ -61,7 +68,7 @@ class ClaimView:
     clause: bool  # long enough for negation and antonyms to be compared
     compounds: tuple[tuple[str, str], ...]  # (stem of a hyphenated word's part, stem of the joined word)
     negation_parity: int
-    additive: bool  # says it adds to what is known ('also', 'as well', 'another')
+    additive: bool  # adds a member to what is known ('also', 'another'; 'starring', 'includes')
 
     def terms(self, supported: tuple[bool, ...]) -> Terms:
         """The words matched one by one when the quantities of `checked` flagged here are supported."""

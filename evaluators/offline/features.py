@@ -99,7 +99,7 @@ class Evidence:
     antonyms: tuple[tuple[str, str], ...] = ()  # (claim word, window word)
     rest_match: float = 0.0  # best-window soft recall of the claim without its missing names and numbers
     window_names_others: bool = False  # the best window names someone or something the claim does not
-    additive: bool = False  # the claim says it adds to what is known ('also', 'another')
+    additive: bool = False  # the claim adds a member to what is known ('also'; 'starring', 'includes')
     # Of a claim and its best sentence, one negated: the negation denies something of a name the
     # other does not state ('not open on Sundays' against 'open Monday to Friday': other days).
     denies_another: bool = False

@@ -80,18 +80,37 @@ async def test_a_name_written_another_way_is_no_swap_but_one_made_of_scattered_w
     assert made_up.verdict != "yes" and "Mangalia University" in made_up.reason, made_up.reason
 
 
-async def test_a_name_the_claim_says_it_adds_is_an_addition_not_a_swap(judge: OfflineJudge) -> None:
-    """'Joe Turkel also starred in The Shining' against 'Joe Turkel starred in Village of the Giants':
-    one more film, not another one in its place (it was called contradicted). Without 'also' the
-    same sentence still reads as a swap, as 'built by Auguste Rodin's company' does."""
-    passage = ["Joe Turkel starred in Village of the Giants."]
-    added, swapped = await judge.verdicts(
-        ["Joe Turkel also starred in The Shining.", "Joe Turkel starred in The Shining."],
-        passage,
-        VerdictTask.SUPPORTED,
-    )
-    assert added.verdict == "idk" and "not found" in added.reason, added.reason
-    assert swapped.verdict == "no", swapped.reason
+FILM = "Noah Emmerich starred in Windtalkers. Windtalkers was directed by John Woo."
+PANEL = "The review panel includes Dr James Chen and Dr Aiko Sato. The panel is chaired by Dr James Chen."
+ALBUM = (
+    '"I\'m Not the One" is a song by the American rock band The Cars, from their fourth album, "Shake It Up".'
+)
+SONG = 'The song "I\'m Not the One" is included in the album "Candy-O".'
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "verdict"),
+    [
+        ("Joe Turkel also starred in The Shining.", "Joe Turkel starred in Village of the Giants.", "idk"),
+        ("Joe Turkel starred in The Shining.", "Joe Turkel starred in Village of the Giants.", "idk"),
+        ("Windtalkers is starring Frances O'Connor.", FILM, "idk"),  # was called contradicted
+        ("The review panel includes Dr Maria Lopez.", PANEL, "idk"),  # was called contradicted
+        ("Windtalkers was directed by Frances O'Connor.", FILM, "no"),  # a role that holds one
+        ("The review panel is chaired by Dr Maria Lopez.", PANEL, "no"),
+        (SONG, ALBUM, "no"),  # the part's side of inclusion: another album is a swap
+    ],
+)
+async def test_a_name_added_to_what_holds_many_is_an_addition_not_a_swap(
+    judge: OfflineJudge, claim: str, passage: str, verdict: str
+) -> None:
+    """A name the passage does not give, where it names another, is a swap ('built by Auguste Rodin's
+    company'), unless the claim adds one more: it says so ('also'), or its relation holds many (a cast,
+    what a whole includes). Then the name is not found, not contradicted. A role that holds one (who
+    directed, who chairs) and the album a song is included in still swap."""
+    [judged] = await judge.verdicts([claim], [passage], VerdictTask.SUPPORTED)
+    assert judged.verdict == verdict, judged.reason
+    if verdict == "idk":
+        assert "not found" in judged.reason, judged.reason
 
 
 HOURS = "The Berlin office is open Monday to Friday from 9 am."
