@@ -22,16 +22,9 @@ from itertools import compress, count
 import numpy as np
 
 from evaluators.offline.idf import IdfTable
+from evaluators.offline.negation import negation_count
 from evaluators.offline.quantities import Quantity, quantities, supports
-from evaluators.offline.text import (
-    content_words,
-    entities,
-    is_content,
-    negation_count,
-    stem,
-    stems_of,
-    words,
-)
+from evaluators.offline.text import content_words, entities, is_content, stem, stems_of, words
 
 _CLAUSE_WORDS = 4  # shorter claims are answer fragments: negation and antonyms are not compared
 _CAPITALISED_WORD = re.compile(r"\b[A-Z]\w*")  # (a name's words do not decide which clause it is about)

@@ -19,18 +19,15 @@ from evaluators.offline import alignment
 from evaluators.offline.claim_view import Terms
 from evaluators.offline.focus import focus
 from evaluators.offline.lexicon import antonym_key, complement_stems, complements, may_oppose, opposites
-from evaluators.offline.sentences import Window, passage_parts, windows
-from evaluators.offline.text import (
-    content_stems,
-    content_words,
+from evaluators.offline.negation import (
     denied_predicates,
     denied_stems,
-    entities,
     negated_stretches,
     negation_count,
     negations_about,
-    stem,
 )
+from evaluators.offline.sentences import Window, passage_parts, windows
+from evaluators.offline.text import content_stems, content_words, entities, stem
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,9 +9,10 @@ import re
 
 from evaluators.offline.claim_view import ClaimView, Terms
 from evaluators.offline.lexicon import complements
+from evaluators.offline.negation import denied_stems
 from evaluators.offline.passage_match import antonyms, denied_names
 from evaluators.offline.sentences import Window
-from evaluators.offline.text import denied_stems, entities, stem, stems_of
+from evaluators.offline.text import entities, stem, stems_of
 
 _PRONOUN = re.compile(r"(?:It|They|He|She)\b")  # a sentence whose subject is a pronoun
 

@@ -1,5 +1,6 @@
-"""Word-level text analysis for the offline judge: content words, stems, numbers, entities, negation
-(`sentences` splits texts into sentences, clauses and windows).
+"""Word-level text analysis for the offline judge: content words, stems, numbers, entities (`negation`
+reads where a negation stands and what it denies, `sentences` splits texts into sentences, clauses
+and windows).
 
 Everything here is pure, deterministic and cheap (regular expressions), because the offline judge
 must evaluate hundreds of cases per second on one core.
@@ -19,10 +20,7 @@ from evaluators.offline import multilingual as ml
 from evaluators.offline import script_tokens
 from evaluators.offline.number_words import BIG, CARDINALS, TENS, spelled_numbers
 
-# Negations are counted on unsplit words: 'not-for-profit' and 'no-nonsense' negate nothing.
 _ASCII_WORDS = ml.ASCII_WORD.findall
-_UNSPLIT_WORD = re.compile(r"[a-z][a-z'\-]*", re.ASCII)
-_INNER_HYPHEN = re.compile(r"(?<=\w)-(?=\w)")
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\$?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(%|st|nd|rd|th)?(?![\w])")
 # In other text a number may touch a CJK character ('高330米'), whose letters are word characters too.
 _NOT_CJK_WORD = "[^\\W\u3005-\u3007\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]"
@@ -163,101 +161,6 @@ def stems_of(text: str) -> tuple[str, ...]:
     """`content_stems`, cached: the judge asks again and again for the same claims, questions, names
     and sentences. (Not `content_stems` itself: building an IDF table passes whole documents.)"""
     return tuple(content_stems(text))
-
-
-# 'not more than 4 g' is a bound ('at most 4 g'), not a denial: the negation is not counted.
-_BOUND = re.compile(
-    r"\b(?:not|no|never|(?:do|does|did|must|should|may|can|could|will)(?: not|n't))"
-    r"(?: take| use| give| be)?\s+(?:(?:more|less|fewer|later|earlier|longer|higher|lower) than|exceed)"
-)
-
-
-def _is_negation(word: str) -> bool:
-    return word in NEGATIONS or word.endswith("n't")
-
-
-def _unbounded(text: str) -> str:
-    """`text` lower-cased, its bounds blanked out character for character (positions stay)."""
-    return _BOUND.sub(lambda m: " " * len(m.group()), text.lower().replace("’", "'"))
-
-
-def negation_count(text: str) -> int:
-    """Negation words and "n't" endings (CJK: negation characters), hyphenated compounds and bounds
-    ('no more than', 'must not exceed') excepted."""
-    lowered, plain = _unbounded(text), True
-    if not lowered.isascii():
-        lowered, plain = ml.token_text(lowered)
-    if plain:
-        return sum(1 for w in _UNSPLIT_WORD.findall(lowered) if _is_negation(w))
-    tokens = script_tokens.unicode_words(_INNER_HYPHEN.sub("", lowered))
-    return sum(1 for w in tokens if _is_negation(w)) + len(ml.CJK_NEGATION.findall(text))
-
-
-# What a negation can deny: the stretch of text it stands in, between punctuation marks and conjunctions.
-_STRETCH_BREAK = re.compile(
-    r"[,;:()\[\]\"“”«»—–]|\s-\s|[.!?](?=\s|$)|\s(?:and|but|while|whereas|although|though|yet)\s",
-    re.IGNORECASE,
-)
-
-
-@lru_cache(maxsize=16384)
-def negation_scopes(text: str) -> tuple[frozenset[str] | None, ...]:
-    """One entry per negation of `text`: the content stems of its stretch (between punctuation marks and
-    conjunctions), or None (the whole text) where text is not read word by word (CJK negation characters)."""
-    total = negation_count(text)
-    if not total:
-        return ()
-    lowered = text.lower().replace("’", "'")
-    if not lowered.isascii() and not ml.token_text(lowered)[1]:
-        return (None,) * total
-    return tuple(
-        scope
-        for stretch in negated_stretches(text)
-        for scope in (frozenset(content_stems(stretch)),) * negation_count(stretch)
-    )
-
-
-@lru_cache(maxsize=16384)
-def negated_stretches(text: str) -> tuple[str, ...]:
-    """The stretches of `text` (between punctuation marks and conjunctions) that hold a negation."""
-    if not negation_count(text):
-        return ()
-    return tuple(stretch for stretch in _STRETCH_BREAK.split(text) if negation_count(stretch))
-
-
-@lru_cache(maxsize=16384)
-def denied_predicates(text: str) -> tuple[str, ...] | None:
-    """What each negation of `text` denies: the rest of its stretch after it ('The office is not open on
-    Sundays' -> 'open on Sundays'; 'Her father's lawyer said he had no convictions' -> 'convictions').
-    None where text is not read word by word."""
-    if not text.replace("’", "'").isascii():
-        return None
-    found = []
-    for stretch in negated_stretches(text):
-        at = next((m for m in _UNSPLIT_WORD.finditer(_unbounded(stretch)) if _is_negation(m.group())), None)
-        if at is not None:
-            found.append(stretch[at.end() :])
-    return tuple(found)
-
-
-@lru_cache(maxsize=16384)
-def denied_stems(text: str) -> frozenset[str] | None:
-    """The content stems of what the negations of `text` deny (`denied_predicates`), or None."""
-    predicates = denied_predicates(text)
-    return None if predicates is None else frozenset(s for p in predicates for s in content_stems(p))
-
-
-def negations_about(text: str, stems: frozenset[str], presupposed: frozenset[str] = frozenset()) -> int:
-    """The negations of `text` that can deny what a claim with these content stems says: those whose
-    stretch shares a word with it. In 'historians also call it the Second Revolt of Judea, not
-    counting the Kitos War' the 'not' denies nothing about 'the Second Revolt of Judea'. Nor does a
-    negation the question already states (`presupposed`: a negated question's words the claim lacks):
-    'The section around the River Ribble' answers 'What section was never completed?'."""
-    return sum(
-        1
-        for scope in negation_scopes(text)
-        if scope is None or (not scope.isdisjoint(stems) and scope.isdisjoint(presupposed))
-    )
 
 
 def numbers(text: str) -> list[str]:

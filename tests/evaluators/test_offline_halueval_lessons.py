@@ -18,7 +18,8 @@ import pytest
 
 from evaluators.judges.base import ExtractKind, VerdictTask
 from evaluators.offline import OfflineJudge
-from evaluators.offline.text import negations_about, stems_of
+from evaluators.offline.negation import negations_about
+from evaluators.offline.text import stems_of
 
 
 def _stems(text: str) -> frozenset[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from evaluators.offline.negation import negation_count
 from evaluators.offline.quantities import Quantity, claim_quantities_found, conflicts, quantities, supports
 from evaluators.offline.sentences import clauses, sentences, windows
 from evaluators.offline.text import (
@@ -11,7 +12,6 @@ from evaluators.offline.text import (
     entities,
     is_factual,
     is_noncommittal,
-    negation_count,
     numbers,
     stem,
     words,
