@@ -71,12 +71,17 @@ class Quantity:
         )
 
 
+# '7-year-old', '7 years old': an age, which a duration neither states nor contradicts ('for nine weeks').
+_OLD = re.compile(r"[-\s]old\b", re.IGNORECASE)
+
+
 def _from_raw(text: str, raw: RawNumber) -> Quantity:
     span, written = (raw.start, raw.end), text[raw.start : raw.end]
     if raw.unit >= 0:
         unit = UNITS[raw.unit]
         value = raw.amount * unit.factor + unit.offset
-        return Quantity(unit.kind, value, unit.symbol, raw.amount, span=span, text=written)
+        kind = "age" if unit.kind == "duration" and _OLD.match(text, raw.end) else unit.kind
+        return Quantity(kind, value, unit.symbol, raw.amount, span=span, text=written)
     if raw.currency:
         return Quantity(
             f"money:{raw.currency}", raw.amount, raw.currency, raw.amount, span=span, text=written

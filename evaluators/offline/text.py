@@ -197,7 +197,7 @@ def entities(text: str, *, common: frozenset[str] | set[str] = frozenset()) -> l
         start = match.start()
         first = fold_word(span.split()[0]) if span else ""
         sentence_start = start == 0 or text[max(0, start - 2) : start].strip() in ml.SENTENCE_OPENERS
-        if sentence_start and (first in STOPWORDS or stem(first) in common or first in NEGATIONS):
+        if sentence_start and (_is_common(first, common) or _counts(first, span, common)):
             span = " ".join(span.split()[1:])
         folded = fold_word(span)
         acronym = (
@@ -206,6 +206,23 @@ def entities(text: str, *, common: frozenset[str] | set[str] = frozenset()) -> l
         if span and (acronym or folded not in STOPWORDS) and folded not in NEGATIONS:
             found[span] = None
     return list(found)
+
+
+def _is_common(word: str, common: frozenset[str] | set[str]) -> bool:
+    """A word that starts a sentence without being a name ('The', 'Not')."""
+    return word in STOPWORDS or stem(word) in common or word in NEGATIONS
+
+
+def _counts(first: str, span: str, common: frozenset[str] | set[str]) -> bool:
+    """A compound of a number and common words alone ('Seven-year-old had ...', 'Twenty-one died'), no
+    name: its parts are not, but the whole word is no common one ('Candy-O' and 'Anti-Defamation
+    League' stay)."""
+    parts = first.split("-")
+    return (
+        " " not in span
+        and any(p in NUMBER_WORDS for p in parts)
+        and all(p in NUMBER_WORDS or _is_common(p, common) for p in parts)
+    )
 
 
 def _fold_word(word: str) -> str:
