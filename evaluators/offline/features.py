@@ -27,9 +27,9 @@ from evaluators.offline.passage_match import (
 )
 from evaluators.offline.polarity import (
     denies_other,
-    in_a_row,
     negation_agrees,
     sentence_antonyms,
+    stated,
 )
 from evaluators.offline.quantities import Quantity, conflicts
 from evaluators.offline.sentences import Window, passage_parts, windows
@@ -287,8 +287,7 @@ class GroundingFeaturizer:
         A name inflected there ('Транссибирской' for 'Транссибирская') is there: its stems are, in a
         row. (Only in a row: 'Mangalia University' is no name of 'born in Mangalia ... at Ovidius
         University'.)"""
-        window = best.lower()
-        return [e for e in names if e not in missing and e.lower() not in window and not in_a_row(e, best)]
+        return [e for e in names if e not in missing and not stated(e, best)]
 
     def _names_others(self, claim: str, text: str) -> bool:
         lowered = claim.lower()
