@@ -33,7 +33,8 @@ from evaluators.offline.polarity import (
 )
 from evaluators.offline.quantities import Quantity, conflicts
 from evaluators.offline.sentences import Window, passage_parts, windows
-from evaluators.offline.text import stem, stems_of, words
+from evaluators.offline.slots import has_rival
+from evaluators.offline.text import entities, stem, stems_of, words
 
 FEATURE_NAMES: tuple[str, ...] = (
     "recall_window",  # IDF-weighted share of the claim's content words in its best 2-sentence window
@@ -103,6 +104,7 @@ class Evidence:
     # Of a claim and its best sentence, one negated: the negation denies something of a name the
     # other does not state ('not open on Sundays' against 'open Monday to Friday': other days).
     denies_another: bool = False
+    rivalled: bool = False  # another name stands where a swapped one stands in the claim (`slots`)
     negation_flip: bool = False
     restates_question: bool = False
 
@@ -111,10 +113,10 @@ class Evidence:
         """A specific contradiction, not mere absence: the best window matches the rest of the claim
         but states another number, another name, or the opposite (negation, an antonym)."""
         swapped_number = bool(self.window_numbers) and self.rest_match >= 0.5
-        # A name found elsewhere in the context but not here, where another is named, is a swap; a
-        # name found nowhere is one only when it is the claim's single gap and the claim does not
-        # say it adds one ('X also starred in Y'): else it is an addition.
-        swapped = bool(self.elsewhere_entities) and self.rest_match >= 0.6
+        # A name found elsewhere in the context but not here, where another stands in its place
+        # (`slots`), is a swap; a name found nowhere is one only when it is the claim's single gap and
+        # the claim does not say it adds one ('X also starred in Y'): else it is an addition.
+        swapped = bool(self.elsewhere_entities) and self.rest_match >= 0.6 and self.rivalled
         invented = (
             bool(self.missing_entities)
             and self.window_names_others
@@ -183,13 +185,15 @@ class GroundingFeaturizer:
         said = tuple(dict.fromkeys(text for _, text in conflicting))
         names = list(view.names)
         missing_names = tuple(e for e in names if not self._entity_found(e, refs))
-        clause_text, negations = clause_of(terms, here) if here else (None, 0)
+        clause_text, parities = clause_of(terms, here) if here else (None, frozenset({0}))
         names_others = window is not None and self._names_others(claim, window.text)
-        opposed = here is not None and view.negation_parity != negations % 2
+        opposed = here is not None and view.negation_parity not in parities
         denies_another = here is not None and opposed and denies_other(view, here.text, self.idf.common)
         elsewhere = self._swapped_names(names, missing_names, window.text) if window and names_others else []
+        swapped_in = window.text if elsewhere and window else ""
         if not elsewhere and clause_text and self._names_others(claim, clause_text):
             elsewhere = self._swapped_names(names, missing_names, clause_text)
+            swapped_in = clause_text
         elsewhere = [] if denies_another else elsewhere
         # Polarity needs a clause: an answer fragment ('sister company', 'no') has none to flip; and
         # a sentence that is the claim's, not one of two it draws on ('Ibuprofen should not be taken
@@ -252,6 +256,7 @@ class GroundingFeaturizer:
             window_names_others=names_others,
             additive=view.additive,
             denies_another=denies_another,
+            rivalled=bool(elsewhere) and self._rivalled(claim, elsewhere, swapped_in),
             negation_flip=flip and sentence_recall >= 0.5,
             restates_question=bool(stems) and not terms.novel,
         )
@@ -288,6 +293,13 @@ class GroundingFeaturizer:
         row. (Only in a row: 'Mangalia University' is no name of 'born in Mangalia ... at Ovidius
         University'.)"""
         return [e for e in names if e not in missing and not stated(e, best)]
+
+    def _rivalled(self, claim: str, swapped: list[str], text: str) -> bool:
+        """Whether `text` names someone else where the claim names one of `swapped` (`slots`)."""
+        lowered, theirs = claim.lower(), window_names(text, self.idf.common)
+        rivals = tuple(n for n in theirs if n not in lowered)
+        names = (*theirs, *swapped, *entities(claim, common=self.idf.common))
+        return any(has_rival(claim, name, text, rivals, names) for name in swapped)
 
     def _names_others(self, claim: str, text: str) -> bool:
         lowered = claim.lower()

@@ -58,6 +58,17 @@ _STRETCH_BREAK = re.compile(
 def negation_scopes(text: str) -> tuple[frozenset[str] | None, ...]:
     """One entry per negation of `text`: the content stems of its stretch (between punctuation marks and
     conjunctions), or None (the whole text) where text is not read word by word (CJK negation characters)."""
+    return _scopes(text, whole=True)
+
+
+@lru_cache(maxsize=16384)
+def denied_scopes(text: str) -> tuple[frozenset[str] | None, ...]:
+    """`negation_scopes`, narrowed to what each negation denies: its stretch after the first negation
+    ('with no waste created whatsoever' -> 'waste created whatsoever')."""
+    return _scopes(text, whole=False)
+
+
+def _scopes(text: str, *, whole: bool) -> tuple[frozenset[str] | None, ...]:
     total = negation_count(text)
     if not total:
         return ()
@@ -67,8 +78,14 @@ def negation_scopes(text: str) -> tuple[frozenset[str] | None, ...]:
     return tuple(
         scope
         for stretch in negated_stretches(text)
-        for scope in (frozenset(content_stems(stretch)),) * negation_count(stretch)
+        for scope in (frozenset(content_stems(stretch if whole else _after_negation(stretch))),)
+        * negation_count(stretch)
     )
+
+
+def _after_negation(stretch: str) -> str:
+    at = next((m for m in _UNSPLIT_WORD.finditer(_unbounded(stretch)) if _is_negation(m.group())), None)
+    return stretch[at.end() :] if at is not None else stretch
 
 
 @lru_cache(maxsize=16384)
@@ -86,12 +103,7 @@ def denied_predicates(text: str) -> tuple[str, ...] | None:
     None where text is not read word by word."""
     if not text.replace("’", "'").isascii():
         return None
-    found = []
-    for stretch in negated_stretches(text):
-        at = next((m for m in _UNSPLIT_WORD.finditer(_unbounded(stretch)) if _is_negation(m.group())), None)
-        if at is not None:
-            found.append(stretch[at.end() :])
-    return tuple(found)
+    return tuple(_after_negation(stretch) for stretch in negated_stretches(text))
 
 
 @lru_cache(maxsize=16384)
@@ -112,3 +124,20 @@ def negations_about(text: str, stems: frozenset[str], presupposed: frozenset[str
         for scope in negation_scopes(text)
         if scope is None or (not scope.isdisjoint(stems) and scope.isdisjoint(presupposed))
     )
+
+
+def negation_parities(
+    text: str, stems: frozenset[str], presupposed: frozenset[str] = frozenset()
+) -> frozenset[int]:
+    """The parities the negations of `text` about a claim can have: counted by their stretch sharing a
+    word with the claim (`negations_about`), or by what they deny sharing one. A flip needs the claim's
+    parity to differ from both: in 'pleaded not guilty to 19 counts' the stretch shares 'accused of
+    assaulting three girls' but the negation denies none of it; in 'a build without the GIL', against
+    the claim 'a build without it', what is denied ('the GIL') is not the claim's word but the negation
+    is its."""
+    strict = sum(
+        1
+        for scope in denied_scopes(text)
+        if scope is None or (not scope.isdisjoint(stems) and scope.isdisjoint(presupposed))
+    )
+    return frozenset({negations_about(text, stems, presupposed) % 2, strict % 2})

@@ -24,7 +24,7 @@ from evaluators.offline.negation import (
     denied_stems,
     negated_stretches,
     negation_count,
-    negations_about,
+    negation_parities,
 )
 from evaluators.offline.sentences import Window, passage_parts, windows
 from evaluators.offline.text import content_stems, content_words, entities, stem
@@ -211,7 +211,7 @@ def _antonyms(terms: Terms, text: str, stems: frozenset[str]) -> tuple[tuple[str
     return tuple(found[:3])
 
 
-def clause_of(terms: Terms, sentence: Window) -> tuple[str | None, int]:
+def clause_of(terms: Terms, sentence: Window) -> tuple[str | None, frozenset[int]]:
     """The clause of `sentence` the claim is about (see `focus`; None when it is the whole sentence)
     and the negations to compare the claim's with: those of the clause, else of the sentence, that
     can deny something the claim says and that its question does not state (`negations_about`)."""
@@ -219,11 +219,11 @@ def clause_of(terms: Terms, sentence: Window) -> tuple[str | None, int]:
 
 
 @lru_cache(maxsize=2048)
-def _clause_of(terms: Terms, text: str, stems: frozenset[str]) -> tuple[str | None, int]:
+def _clause_of(terms: Terms, text: str, stems: frozenset[str]) -> tuple[str | None, frozenset[int]]:
     clause = focus(text, stems, terms.stems, terms.word_list, terms.view.capitalised)
     claim = frozenset(terms.stems)
     presupposed = terms.view.asked - claim if terms.view.asked_negated else frozenset()
-    return clause, negations_about(clause or text, claim, presupposed)
+    return clause, negation_parities(clause or text, claim, presupposed)
 
 
 @lru_cache(maxsize=2048)

@@ -1,0 +1,45 @@
+"""Where a name stands in a sentence: the content words next to it. A name swap needs a rival, another
+name standing where the claim's name stands ('Saturn is the largest' against 'Jupiter is the
+largest': both beside 'largest'; 'directed by Y' against 'Z directed it': both beside 'directed').
+A summary's name drawn from another sentence has none: in 'Asabi Barner, 37, of South Carolina got
+a tattoo at Black Ink', against 'Barner, 37, is suing Black Ink tattoo parlor in Harlem', Harlem
+stands by 'parlor', not by '37' or 'got'. Read by `features.GroundingFeaturizer.evidence`."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from evaluators.offline.text import stems_of
+
+NEIGHBOURS = 1  # content words on each side: more reach into the other facts a summary joins
+_CLAUSE_END = re.compile(r"[.;:!?()]\s|\s[-–—]\s")
+
+
+def has_rival(claim: str, name: str, text: str, rivals: tuple[str, ...], names: tuple[str, ...]) -> bool:
+    """Whether one of `rivals` (names `text` gives and the claim does not, lower-cased) stands beside a
+    word that stands beside `name` in the claim. Where `text` lacks those words, the slot cannot be
+    found (the claim's fragment 'held in Hempstead' against 'took place ... in Uniondale'): any rival
+    counts. `names`: every name of both sides, whose words are no neighbours."""
+    skip = frozenset(s for n in names for s in stems_of(n))
+    beside = neighbours(claim, name.lower(), skip)
+    if beside.isdisjoint(stems_of(text)):
+        return bool(rivals)
+    return any(beside & neighbours(text, rival, skip) for rival in rivals)
+
+
+@lru_cache(maxsize=4096)
+def neighbours(text: str, name: str, skip: frozenset[str]) -> frozenset[str]:
+    """The nearest content stems not in `skip` on each side of each place `text` gives `name`
+    (lower-cased), within its clause."""
+    lowered = text.lower()
+    found: set[str] = set()
+    start = lowered.find(name)
+    while start >= 0:
+        end = start + len(name)
+        before = _CLAUSE_END.split(lowered[:start])[-1]
+        after = _CLAUSE_END.split(lowered[end:])[0]
+        found.update([s for s in stems_of(before) if s not in skip][-NEIGHBOURS:])
+        found.update([s for s in stems_of(after) if s not in skip][:NEIGHBOURS])
+        start = lowered.find(name, end)
+    return frozenset(found)
