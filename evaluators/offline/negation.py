@@ -129,12 +129,12 @@ def negations_about(text: str, stems: frozenset[str], presupposed: frozenset[str
 def negation_parities(
     text: str, stems: frozenset[str], presupposed: frozenset[str] = frozenset()
 ) -> frozenset[int]:
-    """The parities the negations of `text` about a claim can have: counted by their stretch sharing a
-    word with the claim (`negations_about`), or by what they deny sharing one. A flip needs the claim's
-    parity to differ from both: in 'pleaded not guilty to 19 counts' the stretch shares 'accused of
-    assaulting three girls' but the negation denies none of it; in 'a build without the GIL', against
-    the claim 'a build without it', what is denied ('the GIL') is not the claim's word but the negation
-    is its."""
+    """The parities the negations of `text` about a claim can have: counted where their stretch shares a
+    word with the claim (`negations_about`), and where what they deny does. A flip needs the claim's
+    parity to differ from both. 'An Ohio man accused of assaulting three girls has pleaded not guilty
+    to 19 counts' shares its stretch with 'He was accused of assaulting three girls' but denies none of
+    it; 'an experimental build without the GIL' denies no word of the claim 'an experimental build
+    without it', yet its negation is the claim's, as the stretch's count says."""
     strict = sum(
         1
         for scope in denied_scopes(text)

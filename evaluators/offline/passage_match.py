@@ -213,8 +213,9 @@ def _antonyms(terms: Terms, text: str, stems: frozenset[str]) -> tuple[tuple[str
 
 def clause_of(terms: Terms, sentence: Window) -> tuple[str | None, frozenset[int]]:
     """The clause of `sentence` the claim is about (see `focus`; None when it is the whole sentence)
-    and the negations to compare the claim's with: those of the clause, else of the sentence, that
-    can deny something the claim says and that its question does not state (`negations_about`)."""
+    and the parities to compare the claim's with: of the negations of the clause, else of the
+    sentence, that can deny something the claim says and that its question does not state
+    (`negation_parities`)."""
     return _clause_of(terms, sentence.text, sentence.stems)
 
 

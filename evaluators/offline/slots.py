@@ -34,12 +34,9 @@ def neighbours(text: str, name: str, skip: frozenset[str]) -> frozenset[str]:
     (lower-cased), within its clause."""
     lowered = text.lower()
     found: set[str] = set()
-    start = lowered.find(name)
-    while start >= 0:
-        end = start + len(name)
-        before = _CLAUSE_END.split(lowered[:start])[-1]
-        after = _CLAUSE_END.split(lowered[end:])[0]
+    for at in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", lowered):  # ('uk', not in 'Ukraine')
+        before = _CLAUSE_END.split(lowered[: at.start()])[-1]
+        after = _CLAUSE_END.split(lowered[at.end() :])[0]
         found.update([s for s in stems_of(before) if s not in skip][-NEIGHBOURS:])
         found.update([s for s in stems_of(after) if s not in skip][:NEIGHBOURS])
-        start = lowered.find(name, end)
     return frozenset(found)

@@ -9,7 +9,7 @@ import pytest
 
 from evaluators.judges.base import VerdictTask
 from evaluators.offline import OfflineJudge
-from evaluators.offline.slots import has_rival
+from evaluators.offline.slots import has_rival, neighbours
 
 
 @pytest.fixture(scope="module")
@@ -66,6 +66,8 @@ def test_a_rival_stands_beside_the_word_the_claim_s_name_stands_beside() -> None
         claim, "Saturn", "Jupiter tops the list.", ("jupiter",), ("Saturn", "Jupiter")
     )  # no slot
     assert not has_rival(claim, "Saturn", "The largest planet.", (), ("Saturn",))
+    assert neighbours("Exports to the UK rose.", "uk", frozenset()) == {"export", "ros"}  # (stems)
+    assert neighbours("Exports to Ukraine rose.", "uk", frozenset()) == frozenset()  # a whole word only
 
 
 CAPSULE = (
