@@ -29,12 +29,11 @@ from evaluators.offline.polarity import (
     denies_other,
     negation_agrees,
     sentence_antonyms,
-    stated,
 )
 from evaluators.offline.quantities import Quantity, conflicts
 from evaluators.offline.sentences import Window, passage_parts, windows
-from evaluators.offline.slots import has_rival
-from evaluators.offline.text import entities, stem, stems_of, words
+from evaluators.offline.slots import rivalled, swapped_names
+from evaluators.offline.text import stem, stems_of, words
 
 FEATURE_NAMES: tuple[str, ...] = (
     "recall_window",  # IDF-weighted share of the claim's content words in its best 2-sentence window
@@ -189,10 +188,10 @@ class GroundingFeaturizer:
         names_others = window is not None and self._names_others(claim, window.text)
         opposed = here is not None and view.negation_parity not in parities
         denies_another = here is not None and opposed and denies_other(view, here.text, self.idf.common)
-        elsewhere = self._swapped_names(names, missing_names, window.text) if window and names_others else []
+        elsewhere = swapped_names(names, missing_names, window.text) if window and names_others else []
         swapped_in = window.text if elsewhere and window else ""
         if not elsewhere and clause_text and self._names_others(claim, clause_text):
-            elsewhere = self._swapped_names(names, missing_names, clause_text)
+            elsewhere = swapped_names(names, missing_names, clause_text)
             swapped_in = clause_text
         elsewhere = [] if denies_another else elsewhere
         # Polarity needs a clause: an answer fragment ('sister company', 'no') has none to flip; and
@@ -256,7 +255,7 @@ class GroundingFeaturizer:
             window_names_others=names_others,
             additive=view.additive,
             denies_another=denies_another,
-            rivalled=bool(elsewhere) and self._rivalled(claim, elsewhere, swapped_in),
+            rivalled=bool(elsewhere) and rivalled(claim, elsewhere, swapped_in, self.idf.common),
             negation_flip=flip and sentence_recall >= 0.5,
             restates_question=bool(stems) and not terms.novel,
         )
@@ -283,23 +282,6 @@ class GroundingFeaturizer:
             q for q, ok, there in zip(view.checked, supported, stated_here, strict=True) if ok and not there
         ]
         return found, [(q, r.text) for q in moved for r in here.quantities if conflicts(r, q)]
-
-    @staticmethod
-    def _swapped_names(names: list[str], missing: tuple[str, ...], best: str) -> list[str]:
-        """Names of the claim found in the references but not in its best window (or clause). Called
-        only when that window names someone else instead ('Saturn is the largest' against 'Jupiter is
-        the largest'): a window naming nobody is just a coreference ('The tower is 330 metres tall').
-        A name inflected there ('Транссибирской' for 'Транссибирская') is there: its stems are, in a
-        row. (Only in a row: 'Mangalia University' is no name of 'born in Mangalia ... at Ovidius
-        University'.)"""
-        return [e for e in names if e not in missing and not stated(e, best)]
-
-    def _rivalled(self, claim: str, swapped: list[str], text: str) -> bool:
-        """Whether `text` names someone else where the claim names one of `swapped` (`slots`)."""
-        lowered, theirs = claim.lower(), window_names(text, self.idf.common)
-        rivals = tuple(n for n in theirs if n not in lowered)
-        names = (*theirs, *swapped, *entities(claim, common=self.idf.common))
-        return any(has_rival(claim, name, text, rivals, names) for name in swapped)
 
     def _names_others(self, claim: str, text: str) -> bool:
         lowered = claim.lower()

@@ -10,10 +10,29 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from evaluators.offline.text import stems_of
+from evaluators.offline.passage_match import window_names
+from evaluators.offline.polarity import stated
+from evaluators.offline.text import entities, stems_of
 
 NEIGHBOURS = 1  # content words on each side: more reach into the other facts a summary joins
 _CLAUSE_END = re.compile(r"[.;:!?()]\s|\s[-–—]\s")
+
+
+def swapped_names(names: list[str], missing: tuple[str, ...], best: str) -> list[str]:
+    """Names of the claim found in the references but not in its best window (or clause). Asked only
+    when that window names someone else: a window naming nobody is just a coreference ('The tower is
+    330 metres tall'). A name inflected there ('Транссибирской' for 'Транссибирская') is there: its
+    stems are, in a row. (Only in a row: 'Mangalia University' is no name of 'born in Mangalia ... at
+    Ovidius University'.) A swap needs a rival as well (`rivalled`)."""
+    return [e for e in names if e not in missing and not stated(e, best)]
+
+
+def rivalled(claim: str, swapped: list[str], text: str, common: frozenset[str]) -> bool:
+    """Whether `text` names someone else where the claim names one of `swapped` (`has_rival`)."""
+    lowered, theirs = claim.lower(), window_names(text, common)
+    rivals = tuple(n for n in theirs if n not in lowered)
+    names = (*theirs, *swapped, *entities(claim, common=common))
+    return any(has_rival(claim, name, text, rivals, names) for name in swapped)
 
 
 def has_rival(claim: str, name: str, text: str, rivals: tuple[str, ...], names: tuple[str, ...]) -> bool:
