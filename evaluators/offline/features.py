@@ -23,7 +23,6 @@ from evaluators.offline.passage_match import (
     passage_scores,
     passage_stems,
     soft_scores,
-    window_names,
 )
 from evaluators.offline.polarity import (
     denies_other,
@@ -32,7 +31,7 @@ from evaluators.offline.polarity import (
 )
 from evaluators.offline.quantities import Quantity, conflicts
 from evaluators.offline.sentences import Window, passage_parts, windows
-from evaluators.offline.slots import rivalled, swapped_names
+from evaluators.offline.slots import others, rivalled, swapped_names
 from evaluators.offline.text import stem, stems_of, words
 
 FEATURE_NAMES: tuple[str, ...] = (
@@ -185,12 +184,12 @@ class GroundingFeaturizer:
         names = list(view.names)
         missing_names = tuple(e for e in names if not self._entity_found(e, refs))
         clause_text, parities = clause_of(terms, here) if here else (None, frozenset({0}))
-        names_others = window is not None and self._names_others(claim, window.text)
+        names_others = window is not None and bool(others(claim, window.text, self.idf.common))
         opposed = here is not None and view.negation_parity not in parities
         denies_another = here is not None and opposed and denies_other(view, here.text, self.idf.common)
         elsewhere = swapped_names(names, missing_names, window.text) if window and names_others else []
         swapped_in = window.text if elsewhere and window else ""
-        if not elsewhere and clause_text and self._names_others(claim, clause_text):
+        if not elsewhere and clause_text and others(claim, clause_text, self.idf.common):
             elsewhere = swapped_names(names, missing_names, clause_text)
             swapped_in = clause_text
         elsewhere = [] if denies_another else elsewhere
@@ -282,10 +281,6 @@ class GroundingFeaturizer:
             q for q, ok, there in zip(view.checked, supported, stated_here, strict=True) if ok and not there
         ]
         return found, [(q, r.text) for q in moved for r in here.quantities if conflicts(r, q)]
-
-    def _names_others(self, claim: str, text: str) -> bool:
-        lowered = claim.lower()
-        return any(n not in lowered for n in window_names(text, self.idf.common))
 
     @staticmethod
     def _entity_found(entity: str, refs: References) -> bool:

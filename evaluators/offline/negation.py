@@ -119,11 +119,7 @@ def negations_about(text: str, stems: frozenset[str], presupposed: frozenset[str
     counting the Kitos War' the 'not' denies nothing about 'the Second Revolt of Judea'. Nor does a
     negation the question already states (`presupposed`: a negated question's words the claim lacks):
     'The section around the River Ribble' answers 'What section was never completed?'."""
-    return sum(
-        1
-        for scope in negation_scopes(text)
-        if scope is None or (not scope.isdisjoint(stems) and scope.isdisjoint(presupposed))
-    )
+    return _about(negation_scopes(text), stems, presupposed)
 
 
 def negation_parities(
@@ -135,9 +131,12 @@ def negation_parities(
     to 19 counts' shares its stretch with 'He was accused of assaulting three girls' but denies none of
     it; 'an experimental build without the GIL' denies no word of the claim 'an experimental build
     without it', yet its negation is the claim's, as the stretch's count says."""
-    strict = sum(
-        1
-        for scope in denied_scopes(text)
-        if scope is None or (not scope.isdisjoint(stems) and scope.isdisjoint(presupposed))
-    )
-    return frozenset({negations_about(text, stems, presupposed) % 2, strict % 2})
+    loose = _about(negation_scopes(text), stems, presupposed)
+    return frozenset({loose % 2, _about(denied_scopes(text), stems, presupposed) % 2})
+
+
+def _about(
+    scopes: tuple[frozenset[str] | None, ...], stems: frozenset[str], presupposed: frozenset[str]
+) -> int:
+    """How many of `scopes` share a word with the claim and none with what its question presupposes."""
+    return sum(1 for s in scopes if s is None or (not s.isdisjoint(stems) and s.isdisjoint(presupposed)))

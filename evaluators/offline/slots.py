@@ -27,11 +27,16 @@ def swapped_names(names: list[str], missing: tuple[str, ...], best: str) -> list
     return [e for e in names if e not in missing and not stated(e, best)]
 
 
+def others(claim: str, text: str, common: frozenset[str]) -> tuple[str, ...]:
+    """The names `text` gives and the claim does not, lower-cased: the candidates for a swap's rival."""
+    lowered = claim.lower()
+    return tuple(n for n in window_names(text, common) if n not in lowered)
+
+
 def rivalled(claim: str, swapped: list[str], text: str, common: frozenset[str]) -> bool:
     """Whether `text` names someone else where the claim names one of `swapped` (`has_rival`)."""
-    lowered, theirs = claim.lower(), window_names(text, common)
-    rivals = tuple(n for n in theirs if n not in lowered)
-    names = (*theirs, *swapped, *entities(claim, common=common))
+    names = (*window_names(text, common), *swapped, *entities(claim, common=common))
+    rivals = others(claim, text, common)
     return any(has_rival(claim, name, text, rivals, names) for name in swapped)
 
 
