@@ -26,7 +26,7 @@ from evaluators.offline.negation import (
     negation_count,
     negation_parities,
 )
-from evaluators.offline.sentences import Window, passage_parts, windows
+from evaluators.offline.sentences import Window, glued_joins, passage_parts, windows
 from evaluators.offline.text import content_stems, content_words, entities, stem
 
 
@@ -125,10 +125,10 @@ def _odd(text: str) -> bool:
 @lru_cache(maxsize=4096)
 def passage_stems(text: str) -> frozenset[str]:
     """A passage's content stems (its node's pool for node recall), once per passage text: its
-    sentences' when it is ASCII and them joined by spaces (an ASCII word never spans a space)."""
-    sentences = [w for w in windows(text, 0) if w.single]
-    if text.isascii() and " ".join(w.text for w in sentences) == text:
-        return frozenset().union(*(w.stems for w in sentences))
+    sentences' when it is ASCII and them joined by spaces (an ASCII word never spans a space) or
+    glued statements cut apart ('TurboTurbo is ...': two words, `sentences.glued_joins`)."""
+    if text.isascii() and glued_joins(text) is not None:
+        return frozenset().union(*(w.stems for w in windows(text, 0) if w.single))
     return frozenset(content_stems(text))
 
 

@@ -477,6 +477,41 @@ def test_sentences_glued_without_a_space_are_split_after_a_word(text: str, expec
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # HaluEval dialogue's knowledge: triples concatenated, the next one's subject the last's object
+            "Ryan Reynolds starred in TurboTurbo is starring Snoop DoggSnoop Dogg starred in Turbo",
+            ("Ryan Reynolds starred in Turbo", "Turbo is starring Snoop Dogg", "Snoop Dogg starred in Turbo"),
+        ),
+        (  # ... or its subject again
+            "The Rules of Attraction is starring Swoosie KurtzThe Rules of Attraction is starring "
+            "Fred Savage",
+            (
+                "The Rules of Attraction is starring Swoosie Kurtz",
+                "The Rules of Attraction is starring Fred Savage",
+            ),
+        ),
+        (
+            "The Secret Agent was released 19071907 was the year that released The Secret Agent",
+            ("The Secret Agent was released 1907", "1907 was the year that released The Secret Agent"),
+        ),
+        ("I use JavaScript on YouTube at McDonald's.", ("I use JavaScript on YouTube at McDonald's.",)),
+        ("Order 20252026 shipped with an iPhone 15.", ("Order 20252026 shipped with an iPhone 15.",)),
+        (  # an opening quote before a name said earlier
+            "A spokesman for Real Madrid said: 'Real Madrid will appeal.'",
+            ("A spokesman for Real Madrid said: 'Real Madrid will appeal.'",),
+        ),
+    ],
+)
+def test_statements_glued_without_a_space_are_split_where_they_repeat(
+    text: str, expected: tuple[str, ...]
+) -> None:
+    """A capitalised word (or a number) right after a letter or a digit starts a statement when it
+    repeats what came before; a name written in camel case repeats nothing."""
+    assert sentences(text) == expected
+
+
+@pytest.mark.parametrize(
     ("text", "minutes"),
     [
         ("opens at 9am.", 540),
