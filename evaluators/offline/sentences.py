@@ -257,9 +257,9 @@ def _pair(a: Window, b: Window) -> Window:
 @lru_cache(maxsize=4096)
 def passage_parts(reference: str) -> tuple[str, ...]:
     """The texts whose quantities together are the passage's: its sentences when it is them joined by
-    spaces (or glued statements, cut apart) and each reads apart from the next, else the passage
-    itself. A claim's quantities are then compared with each sentence's once, for the sentence, its
-    pairs and the passage."""
+    spaces, each reading apart from the next, or by nothing (glued statements, cut apart); else the
+    passage itself. A claim's quantities are then compared with each sentence's once, for the
+    sentence, its pairs and the passage."""
     sents = tuple(w.text for w in _windows(reference) if w.single)
     glued = glued_joins(reference) if len(sents) > 1 else None
     if glued is None:
@@ -269,8 +269,9 @@ def passage_parts(reference: str) -> tuple[str, ...]:
 
 
 def glued_joins(reference: str) -> tuple[bool, ...] | None:
-    """Per pair of the passage's adjacent sentences, whether they are statements glued without a space
-    (`_GLUE`; else a space joins them); None when the passage is not its sentences so joined."""
+    """Per pair of the passage's adjacent sentences, whether nothing joins them (statements glued
+    without a space, cut by `_GLUE` or `_GLUED_STOP`) rather than a space; None when the passage is
+    not its sentences so joined."""
     sents = [w.text for w in _windows(reference) if w.single]
     if " ".join(sents) == reference:  # (nearly every passage)
         return (False,) * (len(sents) - 1)
