@@ -1,8 +1,8 @@
 """What HaluEval dialogue's knowledge taught the offline judge. Its knowledge is knowledge-graph
 triples concatenated without a space, the next triple starting with the last one's object ('... wrote
 The Secret Agent: A Simple TaleThe Secret Agent: A Simple Tale was released 19071907 was the year
-...'): 57% of its 10,000 knowledge texts. Read as one sentence, a claim matched a run of glued triples
-and a year read as the number 19071907. The knowledge below is HaluEval's, verbatim."""
+...'); 56% of its 10,000 knowledge texts are cut apart. Read as one sentence, a claim matched a run of
+glued triples and a year read as the number 19071907. The knowledge below is HaluEval's, verbatim."""
 
 from __future__ import annotations
 
