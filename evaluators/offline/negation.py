@@ -131,7 +131,7 @@ def negation_parities(
     to 19 counts' shares its stretch with 'He was accused of assaulting three girls' but denies none of
     it; 'an experimental build without the GIL' denies no word of the claim 'an experimental build
     without it', yet its negation is the claim's, as the stretch's count says."""
-    loose = _about(negation_scopes(text), stems, presupposed)
+    loose = negations_about(text, stems, presupposed)
     return frozenset({loose % 2, _about(denied_scopes(text), stems, presupposed) % 2})
 
 

@@ -107,7 +107,11 @@ def _repeats(text: str, at: int) -> bool:
     """Whether what starts at `at` repeats what came before (`_GLUE`)."""
     before, tokens = text[max(0, at - _BEHIND) : at], text[at : at + _AHEAD].split(maxsplit=2)
     first = tokens[0]
-    if len(first) >= _SHORTEST_REPEAT and before.endswith(first) and not before[: -len(first)][-1:].isalnum():
+    if (
+        len(first) >= _SHORTEST_REPEAT
+        and before.endswith(first)
+        and not _word_char(before[: -len(first)][-1:])
+    ):
         return True
     return len(tokens) > 1 and _stands_in(" ".join(tokens[:2]), before)
 
@@ -275,10 +279,10 @@ def passage_parts(reference: str) -> tuple[str, ...]:
     spaces, each reading apart from the next, or by nothing (glued statements, cut apart); else the
     passage itself. A claim's quantities are then compared with each sentence's once, for the
     sentence, its pairs and the passage."""
-    sents = tuple(w.text for w in _windows(reference) if w.single)
-    glued = glued_joins(reference) if len(sents) > 1 else None
-    if glued is None:
+    glued = glued_joins(reference)
+    if not glued:  # (None, or a single sentence)
         return (reference,)
+    sents = tuple(w.text for w in _windows(reference) if w.single)
     apart = all(g or reads_apart(a, b) for a, b, g in zip(sents, sents[1:], glued, strict=False))
     return sents if apart else (reference,)
 

@@ -210,7 +210,7 @@ def entities(text: str, *, common: frozenset[str] | set[str] = frozenset()) -> l
 
 def _is_common(word: str, common: frozenset[str] | set[str]) -> bool:
     """A word that starts a sentence without being a name ('The', 'Not')."""
-    return word in STOPWORDS or stem(word) in common or word in NEGATIONS
+    return word in _NOT_CONTENT or stem(word) in common
 
 
 def _counts(first: str, span: str, common: frozenset[str] | set[str]) -> bool:
