@@ -5,7 +5,8 @@
 
 Prints, for HaluEval QA and dialogue held-out splits (one pair in five, never seen in training) and
 for a length-matched subset of each: the offline judge (answer score = its weakest claim's
-P(supported)), every single grounding feature, and the answer-length-only baseline. Single features
+P(supported), less 1 when the hallucination metric fails the answer; and P(supported) alone), every
+single grounding feature, and the answer-length-only baseline. Single features
 and the length baseline get the threshold that maximises balanced accuracy on training answers.
 Then how far a grounding judge can go on dialogue: 360 of the length-matched held-out dialogue
 responses, each read by a careful reader (an LLM session that saw neither the label nor the other
@@ -28,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evaluators.judges.base import ExtractKind
+from evaluators.judges.base import ExtractKind, VerdictTask
 from evaluators.offline import OfflineJudge
 from evaluators.offline.features import FEATURE_NAMES, GroundingFeaturizer
 from evaluators.offline.grounding_cases import is_right, judged_label, load_cases
@@ -63,12 +64,28 @@ def best_threshold(values: np.ndarray, labels: np.ndarray) -> tuple[float, int]:
     return best[1], best[2]
 
 
+async def fails_hallucination(judge: OfflineJudge, answer: LabelledAnswer) -> bool:
+    """Whether the hallucination metric fails the answer: a claim of it contradicts the knowledge."""
+    claims = await judge.extract(answer.answer, ExtractKind.CLAIMS, question=answer.question)
+    if not claims:
+        return False
+    (verdict,) = await judge.verdicts([answer.context], claims, VerdictTask.CONTRADICTED)
+    return verdict.verdict == "yes"
+
+
 def signals(items: list[LabelledAnswer], featurizer: GroundingFeaturizer) -> dict[str, np.ndarray]:
-    """Per answer: the judge's score, each feature of its weakest claim, and its length in words."""
+    """Per answer: the judge's score, each feature of its weakest claim, and its length in words.
+
+    The judge's score is its weakest claim's P(supported), less 1 when the hallucination metric fails
+    the answer: a contradicted answer ranks below every other, as a user alerting on both metrics
+    sees it. P(supported) alone is printed beside it."""
     model = load_models()["grounding"]
     matrices = [claim_matrix(a, featurizer) for a in items]
     weakest = weakest_claims(matrices, model)
-    out = {"offline judge": np.array([float(model.probabilities(m).min()) for m in matrices])}
+    supported = np.array([float(model.probabilities(m).min()) for m in matrices])
+    judge = OfflineJudge()
+    failed = np.array([asyncio.run(fails_hallucination(judge, a)) for a in items], dtype=float)
+    out = {"offline judge": supported - failed, "offline judge, P(supported) alone": supported}
     out |= {f"feature {name}": weakest[:, i] for i, name in enumerate(FEATURE_NAMES)}
     out["length only (words)"] = np.array([len(a.answer.split()) for a in items], dtype=float)
     return out
@@ -92,7 +109,8 @@ def halueval(task: str, limit: int | None, featurizer: GroundingFeaturizer) -> N
     train_labels = np.array([a.label for a in train])
     labels = np.array([a.label for a in test])
     rules = {name: best_threshold(values, train_labels) for name, values in train_signals.items()}
-    rules["offline judge"] = (load_models()["grounding"].threshold, 1)
+    threshold = load_models()["grounding"].threshold
+    rules["offline judge"] = rules["offline judge, P(supported) alone"] = (threshold, 1)
     report(f"HaluEval {task}, held-out", test_signals, labels, rules)
     subset = length_matched(test)
     report(
@@ -101,7 +119,7 @@ def halueval(task: str, limit: int | None, featurizer: GroundingFeaturizer) -> N
         labels[subset],
         rules,
     )
-    ece = expected_calibration_error(test_signals["offline judge"], labels)
+    ece = expected_calibration_error(test_signals["offline judge, P(supported) alone"], labels)
     print(f"  calibration: expected calibration error {ece:.3f} (10 bins)")
 
 

@@ -26,6 +26,7 @@ from evaluators.offline.passage_match import (
 )
 from evaluators.offline.polarity import (
     denies_other,
+    kind_opposites,
     negation_agrees,
     sentence_antonyms,
 )
@@ -53,6 +54,12 @@ FEATURE_NAMES: tuple[str, ...] = (
 _SOFT_WINDOWS = 3  # soft alignment runs on the windows with the best exact recall only (speed)
 _SOFT_FULL = 0.5  # a soft match at least this strong counts as found (for 'missing' words)
 _OWN_SENTENCE = 0.8  # polarity is compared with a sentence matching this share of the best window's recall
+# What the window need not match for a conflict: words that vouch for a claim and state nothing ('Shelden
+# Williams was actually born in New York City' against 'Oklahoma City : Place of birth'), and the 'ago'
+# of a time the window gives as a date ('released five years ago in 2003' against '2002').
+_NEED_NOT_MATCH = frozenset(
+    map(stem, "actually really definitely certainly indeed truly honestly basically ago".split())  # noqa: SIM905
+)
 # Soft recalls this close are a tie (kept: the window with the better exact recall, then the tighter one).
 # Windows with the same best words differ only by float32 rounding, which depends on the shape of each
 # product (BLAS picks its kernels by CPU): without this, the CPU would choose the window a reason quotes.
@@ -204,6 +211,11 @@ class GroundingFeaturizer:
         opposites, opposed_in = (antonyms(terms, window), window.text) if clause and window else ((), "")
         if clause and not opposites and here is not None and here is not window and not view.quantities:
             opposites, opposed_in = sentence_antonyms(terms, view, here, window, self.idf.common)
+        tied = None  # a window matching the claim's words as well as the best, giving another kind
+        if clause and not opposites:
+            ties = (w for w, r in zip(refs.windows, recalls, strict=True) if r >= best_recall - _SOFT_TIE)
+            tied, opposites = kind_opposites(terms, refs.texts, refs.all_stems, ties)
+            opposed_in = tied.text if tied is not None else opposed_in
         # 'not open' against 'closed': two opposites agree (and the negation is no flip)
         agreeing = [p for p in opposites if one_side_denies(p[0], claim, p[1], opposed_in)]
         if agreeing:
@@ -213,6 +225,7 @@ class GroundingFeaturizer:
         failed = {p for name in (*missing_names, *elsewhere) for p in stems_of(name)}
         failed |= {stem(w) for q in missing_quantities for w in words(q.text)}
         failed |= {f"#{q.text}" for q, _ in conflicting}
+        failed |= {stem(word) for word, _ in opposites} | _NEED_NOT_MATCH
         rest = np.array([s not in failed for s in stems], dtype=bool)
         if window is None or not rest.any():
             rest_match = 0.0
@@ -246,7 +259,7 @@ class GroundingFeaturizer:
             missing_numbers=tuple(q.text for q in missing_quantities),
             window_numbers=said,
             contested_numbers=tuple(dict.fromkeys(q.text for q, _ in conflicting)),
-            conflict_window=here if moved and not in_window else window,
+            conflict_window=tied or (here if moved and not in_window else window),
             missing_entities=missing_names,
             elsewhere_entities=tuple(elsewhere),
             antonyms=opposites,

@@ -109,10 +109,27 @@ keep|kept|continue|persist/stop|cease|halt
 =obey/disobey   advantage/disadvantage   =constitutional/unconstitutional   =include|included/excluded
 """
 
+# Exclusive kinds: every value of a line is the opposite of every other ('a horror film' where the
+# passage says 'has genre Drama'; 'a tennis player' of a cricketer). Only words whose other senses are
+# rare: 'action', 'crime', 'war', 'family' and 'fiction' are kinds of film too, but not only that.
+_KINDS = """
+thriller|thrillers/horror/comedy|comedies|comedic|rom-com|rom-coms/romance|romantic/sci-fi|science-fiction
+/fantasy/drama|dramas/documentary|documentaries/sitcom|sitcoms/mystery|mysteries/suspense/western|westerns
+basketball/tennis/cricket|cricketer/football|footballer|soccer/golf|golfer/baseball/hockey/badminton/rugby
+/volleyball/boxer/wrestling|wrestler/skiing|skier/swimming|swimmer/cyclist
+goalkeeper|goalie/defender/midfielder/striker/quarterback/linebacker/pitcher
+"""
+
 
 @lru_cache(maxsize=65536)
 def antonym_key(word: str) -> str:
-    """The stem-ish form both sides are looked up by: 'Increased' -> 'increas', 'banned' -> 'ban'."""
+    """The stem-ish form both sides are looked up by: 'Increased' -> 'increas', 'banned' -> 'ban'; a
+    kind's value by its first word: 'romantic' -> 'romanc'."""
+    key = _stem_key(word)
+    return _KIND_VALUES.get(key, key)
+
+
+def _stem_key(word: str) -> str:
     key = stem(word.strip().lower().replace("’", "'"))
     if len(key) > 4 and key.endswith("e"):
         key = key[:-1]
@@ -121,13 +138,23 @@ def antonym_key(word: str) -> str:
     return key
 
 
+# Each way of giving a kind's value, by key, to the key of its first word.
+_KIND_VALUES = {
+    _stem_key(word): _stem_key(value.split("|")[0])
+    for value in re.split(r"[/\s]+", _KINDS)
+    if value
+    for word in value.split("|")
+}
+
+
 def _parse(groups: str) -> tuple[tuple[str, str], ...]:
+    """Every word of a '/'-separated value against every word of each later one."""
     pairs: dict[tuple[str, str], None] = {}
     for item in groups.split():
-        left, right = item.removeprefix("=").split("/")
-        for a in left.split("|"):
-            for b in right.split("|"):
-                pairs[(a, b)] = None
+        values = [v.split("|") for v in item.removeprefix("=").split("/")]
+        for i, left in enumerate(values):
+            for right in values[i + 1 :]:
+                pairs |= dict.fromkeys((a, b) for a in left for b in right)
     return tuple(pairs)
 
 
@@ -142,8 +169,9 @@ def _keyed(pairs: Iterable[tuple[str, str]]) -> dict[str, frozenset[str]]:
     return found
 
 
-PAIRS: tuple[tuple[str, str], ...] = _parse(_GROUPS)  # surface forms, as listed
+PAIRS: tuple[tuple[str, str], ...] = _parse(_GROUPS + "".join(_KINDS.split("\n/")))  # surface forms
 ANTONYMS: dict[str, frozenset[str]] = _keyed(PAIRS)
+KINDS: frozenset[str] = frozenset(_KIND_VALUES.values())  # by key
 COMPLEMENTS: dict[str, frozenset[str]] = _keyed(_parse(" ".join(i for i in _GROUPS.split() if i[0] == "=")))
 
 

@@ -114,6 +114,10 @@ def _one_spelled(tokens: Sequence[str], i: int) -> tuple[float, int, bool]:
     return total + current, j, False
 
 
+# 'one' after these is a pronoun, no number: 'Jamie Foxx starred in that one', 'the one that won'.
+_POINTS_AT = re.compile(r"\b(?:this|that|the|which|each|every|any|another)\s+\Z", re.IGNORECASE)
+
+
 def _spelled_segments(text: str) -> Iterator[tuple[int, int, float, bool, bool]]:
     """(start, end, value, ordinal, a bare 'half') of each run of English number words."""
     lowered = text.lower()
@@ -129,7 +133,8 @@ def _spelled_segments(text: str) -> Iterator[tuple[int, int, float, bool, bool]]
             if j == i:
                 i += 1
                 continue
-            yield spans[i][0], spans[j - 1][1], value, ordinal, tokens[i:j] in (["half"], ["a", "half"])
+            if tokens[i:j] != ["one"] or not _POINTS_AT.search(text, max(0, spans[i][0] - 12), spans[i][0]):
+                yield spans[i][0], spans[j - 1][1], value, ordinal, tokens[i:j] in (["half"], ["a", "half"])
             i = j
 
 

@@ -86,7 +86,7 @@ def _restated(terms: Terms, sentence: str) -> frozenset[str]:
         denied_stems(terms.view.claim) or denied_stems(sentence) or _odd(terms.view.claim) or _odd(sentence)
     ):
         return frozenset()  # neither side denies anything: an antonym there is a contradiction
-    keys = _antonym_keys(sentence)
+    keys = antonym_keys(sentence)
     return frozenset(
         s
         for word, s in zip(terms.surface, terms.stems, strict=True)
@@ -192,7 +192,8 @@ def window_words(text: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=8192)
-def _antonym_keys(text: str) -> frozenset[str]:
+def antonym_keys(text: str) -> frozenset[str]:
+    """The `antonym_key` of each content word of `text`."""
     return frozenset(antonym_key(w) for w in window_words(text))
 
 
@@ -204,9 +205,10 @@ def antonyms(terms: Terms, window: Window) -> tuple[tuple[str, str], ...]:
 
 @lru_cache(maxsize=1024)
 def _antonyms(terms: Terms, text: str, stems: frozenset[str]) -> tuple[tuple[str, str], ...]:
-    keys, found = _antonym_keys(text), []
+    keys, found = antonym_keys(text), []
     for word, s in zip(terms.surface, terms.stems, strict=True):
-        if s not in stems and may_oppose(word, keys):
+        # (a word of the window may give the claim's word another way: 'romance' for 'romantic')
+        if s not in stems and antonym_key(word) not in keys and may_oppose(word, keys):
             found += [(word, w) for w in opposites(word, window_words(text)) if w not in terms.surface]
     return tuple(found[:3])
 

@@ -1,16 +1,18 @@
 """Whether a claim and a sentence say opposite things beyond their words: an antonym said of the claim's
-subject in a sentence other than the best window, a negation that denies something the other side
+subject in a sentence other than the best window, another value of a kind the claim gives one of, a
+negation that denies something the other side
 does not speak of, and a negation the other side says in other words or denies as well. Read by
 `features.GroundingFeaturizer.evidence`."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from evaluators.offline.claim_view import ClaimView, Terms
-from evaluators.offline.lexicon import complements
+from evaluators.offline.lexicon import KINDS, antonym_key, complements
 from evaluators.offline.negation import denied_stems
-from evaluators.offline.passage_match import antonyms, denied_names
+from evaluators.offline.passage_match import antonym_keys, antonyms, denied_names
 from evaluators.offline.sentences import Window
 from evaluators.offline.text import entities, stem, stems_of
 
@@ -28,6 +30,29 @@ _IMPLICIT_NEGATIONS = frozenset(
 )
 # 'There is no yoga class this week' denies that the thing is at all.
 _NONE_OF_IT = re.compile(r"\bthere(?:'s|’s| is| are| was| were| will be) no\b", re.IGNORECASE)
+
+
+def kind_opposites(
+    terms: Terms, texts: tuple[str, ...], stems: frozenset[str], windows: Iterable[Window]
+) -> tuple[Window | None, tuple[tuple[str, str], ...]]:
+    """The first of `windows` (those matching the claim as well as the best) that gives another value of
+    a kind the claim gives one of and the context (`texts`, their `stems`) nowhere states
+    (`lexicon.KINDS`), and the pairs: 'Taken is a comedy' matches 'Taken is starring Holly Valance' as
+    well as 'Taken has genre Suspense'; 'It is horror' matches no window, so any giving a genre. Other
+    antonyms are looked for in the best window only: in a window that merely shares a name with the
+    claim, 'birth' beside a claim's 'death' is chance."""
+    kinds = {w for w, s in zip(terms.surface, terms.stems, strict=True) if s not in stems}
+    kinds = {w for w in kinds if antonym_key(w) in KINDS}
+    if kinds:  # ('romantic' where the claim says 'romance' states its value)
+        stated = frozenset().union(*map(antonym_keys, texts))
+        kinds = {w for w in kinds if antonym_key(w) not in stated}
+    if not kinds:
+        return None, ()
+    for window in windows:
+        found = tuple(p for p in antonyms(terms, window) if p[0] in kinds)
+        if found:
+            return window, found
+    return None, ()
 
 
 def sentence_antonyms(

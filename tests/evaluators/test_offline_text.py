@@ -101,6 +101,12 @@ def test_spelled_and_any_script_numbers() -> None:
     assert numbers("埃菲尔铁塔高330米") == ["330"]
 
 
+def test_one_after_a_determiner_is_a_pronoun_not_a_number() -> None:
+    assert numbers("No, Jamie Foxx starred in that one.") == []  # HaluEval dialogue: '1 not found'
+    assert numbers("Which one did he direct? The one that won.") == []
+    assert numbers("He has one son and another one daughter.") == ["1"]  # (only the first is a count)
+
+
 # -- any language -------------------------------------------------------------------------------------
 
 
