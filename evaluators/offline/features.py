@@ -265,7 +265,7 @@ class GroundingFeaturizer:
             antonyms=opposites,
             rest_match=rest_match,
             window_names_others=names_others,
-            additive=view.additive,
+            additive=view.additive or self._lists_a_known(missing_names, refs),
             denies_another=denies_another,
             rivalled=bool(elsewhere) and rivalled(claim, elsewhere, swapped_in, self.idf.common),
             negation_flip=flip and sentence_recall >= 0.5,
@@ -294,6 +294,14 @@ class GroundingFeaturizer:
             q for q, ok, there in zip(view.checked, supported, stated_here, strict=True) if ok and not there
         ]
         return found, [(q, r.text) for q in moved for r in here.quantities if conflicts(r, q)]
+
+    @classmethod
+    def _lists_a_known(cls, missing: tuple[str, ...], refs: References) -> bool:
+        """A missing name joins one the context gives with 'and': the claim lists one more beside it
+        ('she wrote Gregor the Overlander and Mockingjay' against 'Suzanne Collins wrote Gregor the
+        Overlander'), an addition, not a swap."""
+        joined = [part for name in missing if " and " in name for part in name.split(" and ")]
+        return any(cls._entity_found(part, refs) for part in joined)
 
     @staticmethod
     def _entity_found(entity: str, refs: References) -> bool:

@@ -125,3 +125,22 @@ def test_kinds_are_exclusive_values_not_synonyms() -> None:
     assert not antonym("romance", "romantic")  # one value, two ways
     assert not antonym("soccer", "football")
     assert not antonym("box", "tennis")  # ('boxing' is not listed: its stem is a box's)
+
+
+COLLINS = (
+    "Catching Fire is written by Suzanne CollinsSuzanne Collins wrote The Hunger Games (Science Fiction "
+    "Film). The Hunger Games (Science Fiction Film) is starring Woody HarrelsonThe Hunger Games (Science "
+    "Fiction Film) : `~Film Executive Produced`: Suzanne Collins. Suzanne Collins wrote Gregor the Overlander"
+)
+
+
+async def test_a_name_listed_beside_a_known_one_is_an_addition_not_a_swap(judge: OfflineJudge) -> None:
+    """'Gregor the Overlander and Mockingjay' reads as one name the knowledge lacks, where it names another
+    book: a right response was contradicted. Another author is still a swap."""
+    claims = [
+        "She wrote Gregor the Overlander and Mockingjay.",
+        "Stephenie Meyer wrote Gregor the Overlander.",
+    ]
+    listed, swapped = await judge.verdicts(claims, [COLLINS], VerdictTask.SUPPORTED)
+    assert listed.verdict == "idk", listed.reason
+    assert swapped.verdict == "no", swapped.reason
