@@ -1,8 +1,7 @@
 """Whether a claim and a sentence say opposite things beyond their words: an antonym said of the claim's
 subject in a sentence other than the best window, another value of a kind the claim gives one of, a
-negation that denies something the other side
-does not speak of, and a negation the other side says in other words or denies as well. Read by
-`features.GroundingFeaturizer.evidence`."""
+negation that denies something the other side does not speak of, and a negation the other side says in
+other words or denies as well. Read by `features.GroundingFeaturizer.evidence`."""
 
 from __future__ import annotations
 
@@ -38,9 +37,9 @@ def kind_opposites(
     """The first of `windows` (those matching the claim as well as the best) that gives another value of
     a kind the claim gives one of and the context (`texts`, their `stems`) nowhere states
     (`lexicon.KINDS`), and the pairs: 'Taken is a comedy' matches 'Taken is starring Holly Valance' as
-    well as 'Taken has genre Suspense'; 'It is horror' matches no window, so any giving a genre. Other
-    antonyms are looked for in the best window only: in a window that merely shares a name with the
-    claim, 'birth' beside a claim's 'death' is chance."""
+    well as 'Taken has genre Suspense'; 'Its genre is fantasy romance' matches no window, so meets any
+    giving a genre. Other antonyms are looked for in the best window only: in a window that merely
+    shares a name with the claim, 'birth' beside a claim's 'death' is chance."""
     kinds = {w for w, s in zip(terms.surface, terms.stems, strict=True) if s not in stems}
     kinds = {w for w in kinds if antonym_key(w) in KINDS}
     if kinds:  # ('romantic' where the claim says 'romance' states its value)
