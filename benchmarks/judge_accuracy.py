@@ -31,7 +31,7 @@ import numpy as np
 
 from evaluators.judges.base import ExtractKind, VerdictTask
 from evaluators.offline import OfflineJudge
-from evaluators.offline.features import FEATURE_NAMES, GroundingFeaturizer
+from evaluators.offline.features import FEATURE_NAMES
 from evaluators.offline.grounding_cases import is_right, judged_label, load_cases
 from evaluators.offline.model import load_models
 from scripts.offline_training import (
@@ -73,17 +73,16 @@ async def fails_hallucination(judge: OfflineJudge, answer: LabelledAnswer) -> bo
     return verdict.verdict == "yes"
 
 
-def signals(items: list[LabelledAnswer], featurizer: GroundingFeaturizer) -> dict[str, np.ndarray]:
+def signals(items: list[LabelledAnswer], judge: OfflineJudge) -> dict[str, np.ndarray]:
     """Per answer: the judge's score, each feature of its weakest claim, and its length in words.
 
     The judge's score is its weakest claim's P(supported), less 1 when the hallucination metric fails
     the answer: a contradicted answer ranks below every other, as a user alerting on both metrics
     sees it. P(supported) alone is printed beside it."""
     model = load_models()["grounding"]
-    matrices = [claim_matrix(a, featurizer) for a in items]
+    matrices = [claim_matrix(a, judge.featurizer) for a in items]
     weakest = weakest_claims(matrices, model)
     supported = np.array([float(model.probabilities(m).min()) for m in matrices])
-    judge = OfflineJudge()
     failed = np.array([asyncio.run(fails_hallucination(judge, a)) for a in items], dtype=float)
     out = {"offline judge": supported - failed, "offline judge, P(supported) alone": supported}
     out |= {f"feature {name}": weakest[:, i] for i, name in enumerate(FEATURE_NAMES)}
@@ -101,11 +100,11 @@ def report(title: str, test: dict[str, np.ndarray], labels: np.ndarray, rules: d
         print(f"  {name:34s} {area:6.3f} {accuracy:8.3f}")
 
 
-def halueval(task: str, limit: int | None, featurizer: GroundingFeaturizer) -> None:
+def halueval(task: str, limit: int | None, judge: OfflineJudge) -> None:
     data = load_halueval(task)
     train = [a for a in data if a.split == "train"][: limit or 4000]
     test = [a for a in data if a.split == "test"][:limit]
-    train_signals, test_signals = signals(train, featurizer), signals(test, featurizer)
+    train_signals, test_signals = signals(train, judge), signals(test, judge)
     train_labels = np.array([a.label for a in train])
     labels = np.array([a.label for a in test])
     rules = {name: best_threshold(values, train_labels) for name, values in train_signals.items()}
@@ -142,14 +141,13 @@ async def judge_verdict(judge: OfflineJudge, answer: LabelledAnswer) -> str:
     return "not_found" if label == "unsupported" else label
 
 
-def dialogue_read(featurizer: GroundingFeaturizer) -> None:
+def dialogue_read(judge: OfflineJudge) -> None:
     """The ceiling of grounding on HaluEval dialogue: readers' verdicts as scores, and the judge's."""
     rows = [json.loads(line) for line in READ.read_text().splitlines()]
     by_key = {(a.pair, a.label): a for a in load_halueval("dialogue") if a.split == "test"}
     items = [by_key[(row["pair"], int(row["response"] == "right"))] for row in rows]
     labels = np.array([a.label for a in items])
     rank = {verdict: len(READ_VERDICTS) - i for i, verdict in enumerate(READ_VERDICTS)}
-    judge = OfflineJudge()
     judged = [asyncio.run(judge_verdict(judge, a)) for a in items]
     print(
         f"\nHaluEval dialogue, {len(rows)} length-matched held-out responses read ({READ.relative_to(ROOT)})"
@@ -158,7 +156,7 @@ def dialogue_read(featurizer: GroundingFeaturizer) -> None:
         area = auroc(np.array([rank[row[column]] for row in rows]), labels)
         print(f"  a reader's verdict against the {column.replace('_', ' ')}: AUROC {area:.3f}")
     verdict_area = auroc(np.array([rank[v] for v in judged]), labels)
-    score_area = auroc(signals(items, featurizer)["offline judge"], labels)
+    score_area = auroc(signals(items, judge)["offline judge"], labels)
     print(f"  the offline judge's verdict: AUROC {verdict_area:.3f}; its score: AUROC {score_area:.3f}")
     print(
         f"  {'read (with history) as':22s} {'right':>6s} {'halluc.':>8s}   judged as: "
@@ -201,10 +199,10 @@ def main() -> None:
     parser.add_argument("--skip-halueval", action="store_true")
     args = parser.parse_args()
     if not args.skip_halueval:
-        featurizer = GroundingFeaturizer()
+        judge = OfflineJudge()  # one judge, its evidence cached across the signals and verdicts
         for task in ("qa", "dialogue"):
-            halueval(task, args.limit, featurizer)
-        dialogue_read(featurizer)
+            halueval(task, args.limit, judge)
+        dialogue_read(judge)
     for path in CASE_FILES:
         hand_written(path)
 
