@@ -138,10 +138,11 @@ def _stem_key(word: str) -> str:
     return key
 
 
+_KIND_LINES = _KINDS.replace("\n/", "/")  # a line opening with '/' goes on the one before
 # Each way of giving a kind's value, by key, to the key of its first word.
 _KIND_VALUES = {
     _stem_key(word): _stem_key(value.split("|")[0])
-    for value in re.split(r"[/\s]+", _KINDS)
+    for value in re.split(r"[/\s]+", _KIND_LINES)
     if value
     for word in value.split("|")
 }
@@ -169,7 +170,7 @@ def _keyed(pairs: Iterable[tuple[str, str]]) -> dict[str, frozenset[str]]:
     return found
 
 
-PAIRS: tuple[tuple[str, str], ...] = _parse(_GROUPS + "".join(_KINDS.split("\n/")))  # surface forms
+PAIRS: tuple[tuple[str, str], ...] = _parse(_GROUPS + _KIND_LINES)  # surface forms
 ANTONYMS: dict[str, frozenset[str]] = _keyed(PAIRS)
 KINDS: frozenset[str] = frozenset(_KIND_VALUES.values())  # by key
 COMPLEMENTS: dict[str, frozenset[str]] = _keyed(_parse(" ".join(i for i in _GROUPS.split() if i[0] == "=")))

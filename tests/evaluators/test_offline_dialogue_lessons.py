@@ -122,6 +122,10 @@ async def test_a_kind_given_two_ways_or_in_part_is_no_conflict(judge: OfflineJud
 
 def test_kinds_are_exclusive_values_not_synonyms() -> None:
     assert antonym("horror", "drama") and antonym("tennis", "cricket") and antonym("comedies", "thriller")
+    # the values either side of a line break in the list ('science-fiction' / 'fantasy', 'rugby' /
+    # 'volleyball') were once read as one word
+    assert antonym("fantasy", "drama") and antonym("science-fiction", "horror")
+    assert antonym("rugby", "tennis") and antonym("volleyball", "golf")
     assert not antonym("romance", "romantic")  # one value, two ways
     assert not antonym("soccer", "football")
     assert not antonym("box", "tennis")  # ('boxing' is not listed: its stem is a box's)
