@@ -46,6 +46,21 @@ _HEDGE = re.compile(
 # 'I don't follow the Saints much', 'I have tickets', 'I'm sorry, ...': the speaker speaks of itself,
 # not of the world; its names stay. ('We offer free returns' may be a company's policy: it stays.)
 _FIRST_PERSON = re.compile(_OPENER + r"i(?:'m|’m|'ve|’ve|'d|’d|'ll|’ll)?\s", re.I)
+# 'Let me know if you need anything else.', 'Feel free to contact us.', 'You should check it out!',
+# 'Enjoy Zoolander!': courtesy and advice addressed to the reader, no fact of the world (its names
+# stay). A number, address or link in it is a fact to check ('Feel free to call 555-0100'): it stays.
+_COURTESY = re.compile(
+    _OPENER
+    + r"(?:please\s+)?(?:let (?:me|us) know|feel free|(?:don't|do not) hesitate|thanks\b(?! to)|thank you\b"
+    r"|(?:it was |it's |it is )?(?:my|our) pleasure|(?:i'm |i am |we're |we are |so )?glad\b|happy to help"
+    r"|enjoy\b|have a (?:great|good|nice|wonderful|lovely)\b|hope (?:you|this|that)\b"
+    r"|you(?: should| must| have to|'ve got to)(?: really| definitely| totally| also)* "
+    r"(?:check|give it|read|watch|see|try|listen)\b|check (?:(?:it|them|that|this|those) )?out\b)",
+    re.IGNORECASE,
+)
+_CHECKABLE = re.compile(r"\d|@|https?:|www\.")
+_SPLICE = re.compile(r",\s+(?=(?:it|he|she|they|this|that)\s)", re.IGNORECASE)  # ', it falls under ...'
+
 # 'I'm not sure.', 'I don't know.': the speaker's state, no fact (with a topic it is an abstention).
 _UNSURE = re.compile(
     _OPENER
@@ -124,6 +139,9 @@ def _stated_claims(stated: Iterable[str]) -> list[str]:
         opinion, hedge = _OPINION.match(clause), _HEDGE.match(clause)
         if opinion:
             claims.extend(_names(clause[opinion.end() :]))
+        elif _COURTESY.match(clause) and not _CHECKABLE.search(clause):
+            courtesy, *spliced = _SPLICE.split(clause, maxsplit=1)  # (a fact spliced on stays)
+            claims.extend(_names(courtesy) + _stated_claims(_capitalised(fact) for fact in spliced))
         elif _evaluates(clause):
             claims.extend(_names(clause))
         elif hedge and is_factual(clause[hedge.end() :]):

@@ -56,9 +56,10 @@ _SOFT_FULL = 0.5  # a soft match at least this strong counts as found (for 'miss
 _OWN_SENTENCE = 0.8  # polarity is compared with a sentence matching this share of the best window's recall
 # What the window need not match for a conflict: words that vouch for a claim and state nothing ('Shelden
 # Williams was actually born in New York City' against 'Oklahoma City : Place of birth'), and the 'ago'
-# of a time the window gives as a date ('released five years ago in 2003' against '2002').
+# of a time the window gives as a date ('released five years ago in 2003' against '2002'), and 'one' (a
+# pronoun, 'Jamie Foxx starred in that one'; as a number it is a quantity, compared as one).
 _NEED_NOT_MATCH = frozenset(
-    map(stem, "actually really definitely certainly indeed truly honestly basically ago".split())  # noqa: SIM905
+    map(stem, "actually really definitely certainly indeed truly honestly basically ago one".split())  # noqa: SIM905
 )
 # Soft recalls this close are a tie (kept: the window with the better exact recall, then the tighter one).
 # Windows with the same best words differ only by float32 rounding, which depends on the shape of each

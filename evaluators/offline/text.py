@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from functools import cache, lru_cache
 
 from evaluators.offline import multilingual as ml
@@ -29,7 +30,14 @@ _NUMBER_ANY_SCRIPT = re.compile(
 )
 _UPPER = script_tokens.upper_class()
 _NAME_WORD = rf"[{_UPPER}](?:[\w’'\-&\u0300-\u036f]|\.(?=[{_UPPER}]))*"  # (with combining accents: 'Па́вел')
-_CAPITALISED = re.compile(rf"\b{_NAME_WORD}(?:\s+(?:(?:of|de|la|van|von|the|and|for)\s+)?{_NAME_WORD})*")
+# An initial's full stop joins it to the next name word ('C.S. Lewis', 'George W. Bush'), unless that
+# word opens a sentence (`_INITIAL_ENDS`: 'plan B. The').
+_INITIAL = rf"(?<=\b[{_UPPER}])\."
+_INITIAL_GAP = rf"{_INITIAL}\s*"
+_CAPITALISED = re.compile(
+    rf"\b{_NAME_WORD}(?:(?:\s+(?:(?:of|de|la|van|von|the|and|for)\s+)?|{_INITIAL_GAP}){_NAME_WORD})*"
+)
+_INITIAL_ENDS = re.compile(rf"{_INITIAL}\s+(?=(\w+))")
 _NONCOMMITTAL = re.compile(
     r"\b(i (?:do not|don't|cannot|can't) (?:know|say|tell|answer)|i am not sure|i'm not sure|"
     r"no information|not (?:mentioned|provided|specified|stated) in|unable to (?:answer|determine|find)|"
@@ -192,9 +200,8 @@ def entities(text: str, *, common: frozenset[str] | set[str] = frozenset()) -> l
         text = unicodedata.normalize("NFC", text)
     found: dict[str, None] = {}
     fold_word = str.lower if text.isascii() else _fold_word
-    for match in _CAPITALISED.finditer(text):
-        span = match.group(0).strip(" .,'’-&").removesuffix("'s").removesuffix("’s")
-        start = match.start()
+    for start, span in _spans(text):
+        span = span.strip(" .,'’-&").removesuffix("'s").removesuffix("’s")
         first = fold_word(span.split()[0]) if span else ""
         sentence_start = start == 0 or text[max(0, start - 2) : start].strip() in ml.SENTENCE_OPENERS
         if sentence_start and (_is_common(first, common) or _counts(first, span, common)):
@@ -206,6 +213,20 @@ def entities(text: str, *, common: frozenset[str] | set[str] = frozenset()) -> l
         if span and (acronym or folded not in STOPWORDS) and folded not in NEGATIONS:
             found[span] = None
     return list(found)
+
+
+def _spans(text: str) -> Iterator[tuple[int, str]]:
+    """The capitalised spans and where they start, cut where an initial's full stop ends a sentence."""
+    for match in _CAPITALISED.finditer(text):
+        span, start = match.group(0), match.start()
+        while "." in span and (cut := _sentence_after_initial(span)):
+            yield start, span[: cut.start()]
+            span, start = span[cut.end() :], start + cut.end()
+        yield start, span
+
+
+def _sentence_after_initial(span: str) -> re.Match[str] | None:
+    return next((gap for gap in _INITIAL_ENDS.finditer(span) if gap.group(1).lower() in STOPWORDS), None)
 
 
 def _is_common(word: str, common: frozenset[str] | set[str]) -> bool:

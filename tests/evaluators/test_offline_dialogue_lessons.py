@@ -13,6 +13,7 @@ import pytest
 
 from evaluators.judges.base import VerdictTask
 from evaluators.offline import OfflineJudge
+from evaluators.offline.features import GroundingFeaturizer, prepare
 from evaluators.offline.lexicon import antonym
 from evaluators.offline.sentences import glued_joins, passage_parts
 
@@ -148,3 +149,12 @@ async def test_a_name_listed_beside_a_known_one_is_an_addition_not_a_swap(judge:
     listed, swapped = await judge.verdicts(claims, [COLLINS], VerdictTask.SUPPORTED)
     assert listed.verdict == "idk", listed.reason
     assert swapped.verdict == "no", swapped.reason
+
+
+def test_the_pronoun_one_is_no_part_of_the_claim_to_match() -> None:
+    """'that one' is the film the window names: the rest of the claim ('directed') matches in full, so
+    another director there is a conflict for the contradiction model to weigh (the rest was 0.67)."""
+    knowledge = "David O. Russell wrote Three Kings. Three Kings is directed by David O. Russell"
+    ev = GroundingFeaturizer().evidence("Steven Spielberg directed that one.", prepare((knowledge,)))
+    assert ev.rest_match == 1.0
+    assert ev.has_conflict

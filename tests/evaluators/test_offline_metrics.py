@@ -210,13 +210,29 @@ def test_the_speakers_own_clauses_are_no_facts_to_ground(judge: OfflineJudge, as
         ("I can confirm that the office opens at 9.", ["The office opens at 9."]),
         ("We offer free returns within 30 days.", ["We offer free returns within 30 days."]),
         ("I could not find the trial's length.", ["I could not find the trial's length."]),
+        ("Feel free to contact us if you have any other questions.", []),
+        ("Let me know if you need anything else.", []),
+        ("My pleasure, let me know if you need more recommendations.", []),
+        ("Thanks for the information.", []),
+        ("You should definitely give it a watch!", []),
+        ("Glad I could help, enjoy Zoolander!", ["Zoolander"]),
+        ("Check out The Great Divorce as well.", ["The Great Divorce"]),
+        (
+            "You should read The End of Eternity, it falls under the Time travel genre.",
+            ["The End of Eternity", "It falls under the Time travel genre."],
+        ),
+        ("Feel free to call us at 555-0100.", ["Feel free to call us at 555-0100."]),
+        ("Thanks to the new law, taxes fell.", ["Thanks to the new law, taxes fell."]),
+        ("Please reach out to our support team.", ["Please reach out to our support team."]),
     ],
 )
 def test_what_a_speakers_clause_leaves_to_check(text: str, claims: list[str]) -> None:
     """Tastes, judgements of value and what the speaker says of itself keep their names, a hedge or a
     report its statement; a company's 'we recommend' or 'we offer' may be its policy and stays whole,
     praise of something specific is a fact about it ('a great pool': the hotel has a pool), an
-    abstention stays one, and a reply's 'No,' leaves its clause ('No refunds' is a negation)."""
+    abstention stays one, and a reply's 'No,' leaves its clause ('No refunds' is a negation).
+    Courtesy and advice to the reader keep their names and a fact spliced on, and stay whole with a
+    number to call ('Thanks to' is a cause; 'Please reach out to our support team' may be policy)."""
     assert answer_claims(text) == claims
 
 

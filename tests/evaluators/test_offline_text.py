@@ -198,6 +198,22 @@ def test_dotted_initials_before_a_lower_case_word_end_no_sentence() -> None:
     )
 
 
+def test_an_initial_belongs_to_the_name_it_opens() -> None:
+    """'C.S', 'Lewis' were two names, each missing, and 'Britney E' a name found elsewhere than
+    'Montenegro' (a swap); an initial ending a sentence stays apart from the next one."""
+    assert entities("No, There and Back Again was actually written by C.S. Lewis.") == [
+        "There and Back Again",
+        "C.S. Lewis",
+    ]
+    assert entities("In 2004 George W. Bush won Ohio. J. R. R. Tolkien wrote it.") == [
+        "George W. Bush",
+        "Ohio",
+        "J. R. R. Tolkien",
+    ]
+    assert entities("It began in the U.S. The next year it reached Canada.") == ["U.S", "Canada"]
+    assert entities("I like plan B. The others said no.") == ["B"]
+
+
 def test_german_umlauts_and_abbreviations() -> None:
     assert words("Die Straße in Zürich") == ["die", "strasse", "in", "zurich"]
     assert content_stems("Der Eiffelturm ist 330 Meter hoch.") == [
