@@ -213,7 +213,7 @@ class GroundingFeaturizer:
         if clause and not opposites and here is not None and here is not window and not view.quantities:
             opposites, opposed_in = sentence_antonyms(terms, view, here, window, self.idf.common)
         tied = None  # a window matching the claim's words as well as the best, giving another kind
-        if clause and not opposites:
+        if not opposites:  # (a fragment too: "It is horror." against "has genre Drama")
             ties = (w for w, r in zip(refs.windows, recalls, strict=True) if r >= best_recall - _SOFT_TIE)
             tied, opposites = kind_opposites(terms, refs.texts, refs.all_stems, ties)
             opposed_in = tied.text if tied is not None else opposed_in

@@ -88,6 +88,7 @@ TREASURE_PLANET = (
         ("Taken is a suspense film.", TAKEN, "yes"),
         ("Traffic is a horror movie.", TRAFFIC, "no"),
         ("Its genre is fantasy romance.", TRAFFIC, "no"),  # 'it': the knowledge's only genre
+        ("It is horror.", TRAFFIC, "no"),  # a fragment too short for polarity still gives a kind
         ("Traffic is a drama.", TRAFFIC, "yes"),
         ("Shikhar Dhawan is a professional tennis player.", DHAWAN, "no"),
         ("Shikhar Dhawan plays cricket.", DHAWAN, "yes"),
