@@ -47,15 +47,20 @@ _HEDGE = re.compile(
 # not of the world; its names stay. ('We offer free returns' may be a company's policy: it stays.)
 _FIRST_PERSON = re.compile(_OPENER + r"i(?:'m|’m|'ve|’ve|'d|’d|'ll|’ll)?\s", re.I)
 # 'Let me know if you need anything else.', 'Feel free to contact us.', 'You should check it out!',
-# 'Enjoy Zoolander!': courtesy and advice addressed to the reader, no fact of the world (its names
-# stay). A number, address or link in it is a fact to check ('Feel free to call 555-0100'): it stays.
+# 'Enjoy the read!': courtesy, and advice on what the answer already named, addressed to the reader: no
+# fact of the world (its names stay). An instruction is a fact the context must support ('You should
+# check the Billing tab', 'Enjoy free shipping on all orders'), and so is a number, address or link
+# ('Feel free to contact us at 555-0100'): those stay.
 _COURTESY = re.compile(
-    _OPENER
-    + r"(?:please\s+)?(?:let (?:me|us) know|feel free|(?:don't|do not) hesitate|thanks\b(?! to)|thank you\b"
-    r"|(?:it was |it's |it is )?(?:my|our) pleasure|(?:i'm |i am |we're |we are |so )?glad\b|happy to help"
-    r"|enjoy\b|have a (?:great|good|nice|wonderful|lovely)\b|hope (?:you|this|that)\b"
-    r"|you(?: should| must| have to|'ve got to)(?: really| definitely| totally| also)* "
-    r"(?:check|give it|read|watch|see|try|listen)\b|check (?:(?:it|them|that|this|those) )?out\b)",
+    _OPENER + r"(?:please\s+)?(?:let (?:me|us) know\b|thanks\b(?! to)|thank you\b|happy to help\b"
+    r"|(?:feel free|(?:don't|do not) hesitate) to (?:contact|reach|ask|get in touch|let|write|message)\b"
+    r"|(?:it was |it's |it is )?(?:my|our) pleasure\b|(?:i'm |i am |we're |we are |so )?glad\b"
+    r"|enjoy(?: (?:it|them|reading|watching|listening|the \w+|your \w+))?[\s!.]*$"
+    r"|have a (?:great|good|nice|wonderful|lovely) (?:day|evening|night|weekend|time)\b"
+    r"|hope (?:you|this|that)\b"
+    r"|(?:you(?: should| must| have to|'ve got to)(?: really| definitely| totally| also)* )?"
+    r"(?:check (?:it|them|that|this|those) out"
+    r"|give (?:it|them|that|this) a (?:try|watch|read|listen|go|shot))\b)",
     re.IGNORECASE,
 )
 _CHECKABLE = re.compile(r"\d|@|https?:|www\.")

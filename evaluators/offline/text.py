@@ -32,7 +32,7 @@ _UPPER = script_tokens.upper_class()
 _NAME_WORD = rf"[{_UPPER}](?:[\w’'\-&\u0300-\u036f]|\.(?=[{_UPPER}]))*"  # (with combining accents: 'Па́вел')
 # An initial's full stop joins it to the next name word ('C.S. Lewis', 'George W. Bush'), unless that
 # word opens a sentence (`_INITIAL_ENDS`: 'plan B. The').
-_INITIAL = rf"(?<=\b[{_UPPER}])\."
+_INITIAL = rf"(?<=\b[{_UPPER}])(?<!\bI)\."  # (not the pronoun: 'So did I. John left.')
 _INITIAL_GAP = rf"{_INITIAL}\s*"
 _CAPITALISED = re.compile(
     rf"\b{_NAME_WORD}(?:(?:\s+(?:(?:of|de|la|van|von|the|and|for)\s+)?|{_INITIAL_GAP}){_NAME_WORD})*"

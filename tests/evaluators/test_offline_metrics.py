@@ -215,15 +215,21 @@ def test_the_speakers_own_clauses_are_no_facts_to_ground(judge: OfflineJudge, as
         ("My pleasure, let me know if you need more recommendations.", []),
         ("Thanks for the information.", []),
         ("You should definitely give it a watch!", []),
+        ("Enjoy the read!", []),
         ("Glad I could help, enjoy Zoolander!", ["Zoolander"]),
-        ("Check out The Great Divorce as well.", ["The Great Divorce"]),
         (
-            "You should read The End of Eternity, it falls under the Time travel genre.",
-            ["The End of Eternity", "It falls under the Time travel genre."],
+            "You should check it out, it falls under the Time travel genre.",
+            ["It falls under the Time travel genre."],
         ),
-        ("Feel free to call us at 555-0100.", ["Feel free to call us at 555-0100."]),
+        ("Feel free to contact us at help@example.com.", ["Feel free to contact us at help@example.com."]),
         ("Thanks to the new law, taxes fell.", ["Thanks to the new law, taxes fell."]),
         ("Please reach out to our support team.", ["Please reach out to our support team."]),
+        (
+            "You should check the Billing tab for invoices.",
+            ["You should check the Billing tab for invoices."],
+        ),
+        ("Enjoy free shipping on all orders.", ["Enjoy free shipping on all orders."]),
+        ("Feel free to use the API without limits.", ["Feel free to use the API without limits."]),
     ],
 )
 def test_what_a_speakers_clause_leaves_to_check(text: str, claims: list[str]) -> None:
@@ -231,8 +237,9 @@ def test_what_a_speakers_clause_leaves_to_check(text: str, claims: list[str]) ->
     report its statement; a company's 'we recommend' or 'we offer' may be its policy and stays whole,
     praise of something specific is a fact about it ('a great pool': the hotel has a pool), an
     abstention stays one, and a reply's 'No,' leaves its clause ('No refunds' is a negation).
-    Courtesy and advice to the reader keep their names and a fact spliced on, and stay whole with a
-    number to call ('Thanks to' is a cause; 'Please reach out to our support team' may be policy)."""
+    Courtesy and advice on what was named keep their names and a fact spliced on; an instruction, an
+    offer and an address to write to stay whole ('Thanks to' is a cause; 'Please reach out to our
+    support team' may be policy)."""
     assert answer_claims(text) == claims
 
 
