@@ -212,6 +212,7 @@ def test_an_initial_belongs_to_the_name_it_opens() -> None:
     ]
     assert entities("It began in the U.S. The next year it reached Canada.") == ["U.S", "Canada"]
     assert entities("I like plan B. The others said no.") == ["B"]
+    assert entities("So did I. John left.") == ["John"]  # (the pronoun is no initial)
 
 
 def test_german_umlauts_and_abbreviations() -> None:
