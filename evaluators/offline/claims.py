@@ -50,7 +50,8 @@ _FIRST_PERSON = re.compile(_OPENER + r"i(?:'m|’m|'ve|’ve|'d|’d|'ll|’ll)?
 # 'Enjoy the read!': courtesy, and advice on what the answer already named, addressed to the reader: no
 # fact of the world (its names stay). An instruction is a fact the context must support ('You should
 # check the Billing tab', 'Enjoy free shipping on all orders'), and so is a number, address or link
-# ('Feel free to contact us at 555-0100'): those stay.
+# ('Feel free to contact us at 555-0100'): those stay. (A sentence of filler words alone, 'Thanks!',
+# 'Enjoy!', is no claim already: `text.is_factual`. These carry words that are no filler elsewhere.)
 _COURTESY = re.compile(
     _OPENER + r"(?:please\s+)?(?:let (?:me|us) know\b|thanks\b(?! to)|thank you\b|happy to help\b"
     r"|(?:feel free|(?:don't|do not) hesitate) to (?:contact|reach|ask|get in touch|let|write|message)\b"
