@@ -22,7 +22,7 @@ import numpy as np
 
 from evaluators.offline.claims import claims_with_questions
 from evaluators.offline.features import Evidence, GroundingFeaturizer, prepare
-from evaluators.offline.model import LogisticModel
+from evaluators.offline.model import Model
 
 TASK_FIELDS = {
     "qa": ("knowledge", "question", "right_answer", "hallucinated_answer"),
@@ -87,12 +87,12 @@ def claim_matrix(item: Labelled, featurizer: GroundingFeaturizer) -> np.ndarray:
     return np.array([ev.features for ev in claim_evidence(item, featurizer)], dtype=float)
 
 
-def weakest_claims(matrices: Sequence[np.ndarray], model: LogisticModel) -> np.ndarray:
+def weakest_claims(matrices: Sequence[np.ndarray], model: Model) -> np.ndarray:
     """One row per answer: its least supported claim, the one that decides the answer's verdict."""
     return np.array([m[int(np.argmin(model.probabilities(m)))] for m in matrices])
 
 
-def answer_scores(matrices: Sequence[np.ndarray], model: LogisticModel) -> np.ndarray:
+def answer_scores(matrices: Sequence[np.ndarray], model: Model) -> np.ndarray:
     """P(all claims supported) proxy: the minimum claim probability."""
     return np.array([float(model.probabilities(m).min()) for m in matrices])
 

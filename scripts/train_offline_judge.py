@@ -78,7 +78,8 @@ def main() -> None:
     test_matrices = [claim_matrix(a, featurizer) for a in test]
     test_labels = np.array([a.label for a in test])
     print(f"held-out QA AUROC {auroc(answer_scores(test_matrices, grounding), test_labels):.3f}")
-    for name, g, c in zip(FEATURE_NAMES, grounding.weights, contradiction.weights, strict=True):
+    weights = zip(FEATURE_NAMES, grounding.decides.weights, contradiction.weights, strict=True)
+    for name, g, c in weights:
         print(f"  {name:26s} grounding {g:+.3f}  contradiction {c:+.3f}")
     relevance = train_relevance_models(data["qa"], idf, dialogue=data["dialogue"])
 

@@ -98,8 +98,8 @@ class IdfTable:
     def save(self, path: Path = IDF_PATH) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         payload = {"n_docs": self.n_docs, "df": dict(sorted(self.df.items())), "names": sorted(self.names)}
-        with gzip.open(path, "wt", encoding="utf-8", compresslevel=9) as fh:
-            json.dump(payload, fh, separators=(",", ":"))
+        text = json.dumps(payload, separators=(",", ":")).encode("utf-8")
+        path.write_bytes(gzip.compress(text, compresslevel=9, mtime=0))  # the same bytes on a retrain
 
     @classmethod
     def load(cls, path: Path = IDF_PATH) -> IdfTable:

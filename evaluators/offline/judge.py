@@ -29,7 +29,7 @@ from evaluators.offline.embedder import Embedder, make_embedder
 from evaluators.offline.features import FEATURE_NAMES, Evidence, GroundingFeaturizer, References, prepare
 from evaluators.offline.idf import IdfTable, default_idf
 from evaluators.offline.lexicon import abstention_topic
-from evaluators.offline.model import LogisticModel, load_models
+from evaluators.offline.model import Model, load_models
 from evaluators.offline.question_type import asked, supplies
 from evaluators.offline.reasons import (
     absent_reason,
@@ -64,7 +64,7 @@ class OfflineJudge:
         self,
         *,
         embedder: Embedder | str = "wordllama",
-        models: Mapping[str, LogisticModel] | None = None,
+        models: Mapping[str, Model] | None = None,
         idf: IdfTable | None = None,
     ) -> None:
         self.embedder = make_embedder(embedder) if isinstance(embedder, str) else embedder
@@ -78,6 +78,8 @@ class OfflineJudge:
         self._questions: OrderedDict[str, str] = OrderedDict()
         self._questions_lock = threading.Lock()  # metrics may run in threads: an LRU is no atomic dict
         self._evidence = lru_cache(maxsize=_EVIDENCE_MEMORY)(self._evidence_of)
+        # P(supported) of features: faithfulness and hallucination ask it of the same (cached) evidence
+        self._p_supported = lru_cache(maxsize=_EVIDENCE_MEMORY)(self.grounding.probability)
 
     # -- decomposition -------------------------------------------------------------------------
 
@@ -160,7 +162,7 @@ class OfflineJudge:
         if topic is not None:
             return self._abstention(topic, prepared)
         ev = self._evidence(item, prepared.texts, self._question(item))
-        p = self.grounding.probability(ev.features)
+        p = self._p_supported(ev.features)
         # A specific conflict outranks word overlap: '4 weeks' where the matching sentence says 8
         # shares every other word with it.
         p_contradicted = self._p_contradicted(ev)
@@ -196,7 +198,7 @@ class OfflineJudge:
     def _stated(self, topic: str, refs: References) -> tuple[Evidence, float]:
         """Evidence that the context states a topic or answers a question, and P(stated)."""
         ev = self.featurizer.evidence(topic, refs)
-        p = self.grounding.probability(ev.features)
+        p = self._p_supported(ev.features)
         answered = self._answered(topic, refs) if p < self.grounding.threshold else None
         return (answered, max(p, self.grounding.threshold)) if answered is not None else (ev, p)
 
@@ -272,7 +274,7 @@ class OfflineJudge:
         for claim in claims:
             if stems_of(claim) and abstention_topic(claim) is None:
                 ev = self._evidence(claim, references, self._question(claim))
-                judged.append((self._p_contradicted(ev), self.grounding.probability(ev.features), ev))
+                judged.append((self._p_contradicted(ev), self._p_supported(ev.features), ev))
         return judged
 
     def _evidence_of(self, claim: str, references: tuple[str, ...], question: str) -> Evidence:

@@ -24,7 +24,7 @@ from itertools import compress
 from evaluators.judges.base import Verdict, VerdictTask
 from evaluators.offline.embedder import Embedder
 from evaluators.offline.idf import IdfTable
-from evaluators.offline.model import LogisticModel
+from evaluators.offline.model import Model
 from evaluators.offline.question_type import AnswerType, asked, bare_stance, supplies
 from evaluators.offline.text import stems_of
 
@@ -143,7 +143,7 @@ class RelevanceScorer:
     `models` maps 'relevant' and 'useful' to logistic models over (a subset of) the features above.
     """
 
-    def __init__(self, models: Mapping[str, LogisticModel], embedder: Embedder, idf: IdfTable) -> None:
+    def __init__(self, models: Mapping[str, Model], embedder: Embedder, idf: IdfTable) -> None:
         self.models = models
         self.embedder = embedder
         self.idf = idf
@@ -199,7 +199,7 @@ def _bare_verdict(fit: Responsiveness | None, answers_yes_no: bool) -> Verdict:
 
 
 def _no_reason(
-    fit: Responsiveness | None, model: LogisticModel, features: tuple[float, ...], reads: list[int], word: str
+    fit: Responsiveness | None, model: Model, features: tuple[float, ...], reads: list[int], word: str
 ) -> str:
     """The answer type when it decided the verdict (the statement would pass without it); else
     'not relevant', with the missing type added when there is one (for a model that reads the type)."""
