@@ -9,7 +9,6 @@ JSON numbers (model.json), reviewable in a diff, and need nothing but numpy to r
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from evaluators.offline.trees import BoostedTrees
+from evaluators.offline.trees import BoostedTrees, sigmoid, sigmoids
 
 MODEL_PATH = Path(__file__).with_name("data") / "model.json"
 
@@ -55,11 +54,11 @@ class LogisticModel:
         z = self.bias + sum(
             w * (v - m) / s for w, v, m, s in zip(self.weights, x, self.means, self.scales, strict=True)
         )
-        return 1.0 / (1.0 + math.exp(-max(-35.0, min(35.0, z))))
+        return sigmoid(z)
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
         z = self.bias + ((x - np.asarray(self.means)) / np.asarray(self.scales)) @ np.asarray(self.weights)
-        return 1.0 / (1.0 + np.exp(-np.clip(z, -35.0, 35.0)))
+        return sigmoids(z)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -104,7 +103,7 @@ def fit_logistic(
     penalty = np.eye(xs.shape[1]) * l2
     penalty[0, 0] = 0.0
     for _ in range(iterations):
-        p = 1.0 / (1.0 + np.exp(-np.clip(xs @ beta, -35, 35)))
+        p = sigmoids(xs @ beta)
         gradient = xs.T @ (w * (p - y)) + penalty @ beta
         hessian = (xs * (w * p * (1 - p))[:, None]).T @ xs + penalty
         step = np.linalg.solve(hessian, gradient)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -21,14 +22,20 @@ needs_halueval = pytest.mark.skipif(
 )
 
 
-@needs_halueval
-def test_trees_fitted_by_scikit_learn_run_the_same_in_numpy_and_survive_json() -> None:
-    from scripts.offline_grounding import fit_trees  # checks numpy against scikit-learn itself
+def _claim_matrices(task: str, split: str, n: int) -> tuple[list[Any], list[np.ndarray]]:
+    """The first `n` HaluEval answers of a split, and each one's matrix of claim features."""
     from scripts.offline_training import claim_matrix, load_halueval
 
     featurizer = GroundingFeaturizer(default_idf())
-    answers = [a for a in load_halueval("qa") if a.split == "train"][:600]
-    matrices = [claim_matrix(a, featurizer) for a in answers]
+    answers = [a for a in load_halueval(task) if a.split == split][:n]
+    return answers, [claim_matrix(a, featurizer) for a in answers]
+
+
+@needs_halueval
+def test_trees_fitted_by_scikit_learn_run_the_same_in_numpy_and_survive_json() -> None:
+    from scripts.offline_grounding import fit_trees  # checks numpy against scikit-learn itself
+
+    answers, matrices = _claim_matrices("qa", "train", 600)
     x = np.vstack(matrices)
     y = np.concatenate([np.full(len(m), float(a.label)) for m, a in zip(matrices, answers, strict=True)])
     trees = fit_trees(x, y, np.ones(len(y)))
@@ -73,13 +80,11 @@ def test_the_packaged_grounding_model_is_gated_and_round_trips(tmp_path: Path) -
 
 @needs_halueval
 def test_the_regression_decides_the_verdict_and_the_trees_order_what_it_rejects() -> None:
-    from scripts.offline_training import auroc, claim_matrix, load_halueval
+    from scripts.offline_training import answer_scores, auroc
 
     grounding = load_models()["grounding"]
     assert isinstance(grounding, GatedModel)
-    featurizer = GroundingFeaturizer(default_idf())
-    responses = [a for a in load_halueval("dialogue") if a.split == "test"][:600]
-    matrices = [claim_matrix(a, featurizer) for a in responses]
+    responses, matrices = _claim_matrices("dialogue", "test", 600)
     x = np.vstack(matrices)
     gated, decides = grounding.probabilities(x), grounding.decides.probabilities(x)
     assert np.abs(gated - [grounding.probability(row) for row in x]).max() < 1e-12
@@ -93,8 +98,8 @@ def test_the_regression_decides_the_verdict_and_the_trees_order_what_it_rejects(
     # Real dialogue responses, right and invented alike, that the regression puts under 0.01: it
     # ranks them little better than chance (0.55 AUROC when written), the trees clearly better (0.64).
     labels = np.array([a.label for a in responses])
-    weakest_gated = np.array([grounding.probabilities(m).min() for m in matrices])
-    weakest_decides = np.array([grounding.decides.probabilities(m).min() for m in matrices])
+    weakest_gated = answer_scores(matrices, grounding)  # each response's weakest claim
+    weakest_decides = answer_scores(matrices, grounding.decides)
     squeezed = weakest_decides < 0.01
     assert squeezed.sum() > 400
     assert (
