@@ -36,6 +36,7 @@ from evaluators.offline.grounding_cases import is_right, judged_label, load_case
 from evaluators.offline.model import load_models
 from scripts.offline_training import (
     LabelledAnswer,
+    answer_scores,
     auroc,
     balanced_accuracy,
     claim_matrix,
@@ -82,7 +83,7 @@ def signals(items: list[LabelledAnswer], judge: OfflineJudge) -> dict[str, np.nd
     model = load_models()["grounding"]
     matrices = [claim_matrix(a, judge.featurizer) for a in items]
     weakest = weakest_claims(matrices, model)
-    supported = np.array([float(model.probabilities(m).min()) for m in matrices])
+    supported = answer_scores(matrices, model)
     failed = np.array([asyncio.run(fails_hallucination(judge, a)) for a in items], dtype=float)
     out = {"offline judge": supported - failed, "offline judge, P(supported) alone": supported}
     out |= {f"feature {name}": weakest[:, i] for i, name in enumerate(FEATURE_NAMES)}
