@@ -15,8 +15,10 @@ contradicted or no claim, against the knowledge and against the knowledge plus t
 (benchmarks/data/halueval_dialogue_read.jsonl); the reader's verdict as a score, beside the offline
 judge's verdicts on the same responses. Then the hand-written cases per category:
 tests/data/grounding_cases.jsonl (the headline set), grounding_cases_more.jsonl (abstentions,
-non-Latin scripts, units) and grounding_cases_unresponsive.jsonl (same-topic answers that do or do
-not answer the question).
+non-Latin scripts, units), grounding_cases_unresponsive.jsonl (same-topic answers that do or do
+not answer the question) and grounding_cases_production.jsonl (support, HR, API, medicine and finance
+answers written after the judge, before it was run on them: the only hand-written set it was not
+built against). Its figures on public sets it never saw: `python -m benchmarks.grounding_model`.
 """
 
 from __future__ import annotations
@@ -50,7 +52,12 @@ from testkit import ROOT
 LABELS = ("supported", "unsupported", "contradicted", "relevant", "irrelevant")
 CASE_FILES = [
     ROOT / "tests" / "data" / name
-    for name in ("grounding_cases.jsonl", "grounding_cases_more.jsonl", "grounding_cases_unresponsive.jsonl")
+    for name in (
+        "grounding_cases.jsonl",
+        "grounding_cases_more.jsonl",
+        "grounding_cases_unresponsive.jsonl",
+        "grounding_cases_production.jsonl",
+    )
 ]
 
 

@@ -66,9 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--judge",
-        choices=["openai", "offline"],
+        choices=["openai", "offline", "offline-learned"],
         default=None,
-        help="default: openai when --base-url, OPENAI_BASE_URL or the API key is set, else offline",
+        help="default: openai when --base-url, OPENAI_BASE_URL or the API key is set, else offline; "
+        "offline-learned: the offline judge with the learned grounding model (docs/grounding-model.md)",
     )
     parser.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL or OpenAI)")
     parser.add_argument("--model", default="gpt-4o-mini", help="judge model name")

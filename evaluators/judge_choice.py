@@ -14,7 +14,7 @@ from typing import Literal
 
 from evaluators.judges.base import Judge
 
-JudgeKind = Literal["openai", "offline"]
+JudgeKind = Literal["openai", "offline", "offline-learned"]
 OPENAI_API = "https://api.openai.com/v1"
 
 
@@ -31,8 +31,8 @@ class JudgeChoice:
     api_key_env: str = "OPENAI_API_KEY"
 
     def describe(self) -> str:
-        if self.kind == "offline":
-            return f"judge: offline ({self.why})"
+        if self.kind != "openai":
+            return f"judge: {self.kind} ({self.why})"
         return f"judge: openai {self.model} at {self.base_url or OPENAI_API} ({self.why})"
 
 
@@ -50,8 +50,8 @@ def choose_judge(
     url = base_url or env.get("OPENAI_BASE_URL") or None
     has_key = bool(env.get(api_key_env))
     llm = JudgeChoice("openai", "", model, url, api_key_env)
-    if forced == "offline":
-        return JudgeChoice("offline", "--judge offline")
+    if forced in ("offline", "offline-learned"):
+        return JudgeChoice(forced, f"--judge {forced}")
     if forced == "openai":
         if not url and not has_key:
             raise JudgeChoiceError(
@@ -72,6 +72,10 @@ def make_judge(
         from evaluators.offline import OfflineJudge  # lazy: the offline model is heavy and optional
 
         return OfflineJudge()
+    if choice.kind == "offline-learned":
+        from evaluators.offline import LearnedJudge
+
+        return LearnedJudge()
     from evaluators.judges.openai_judge import OpenAIJudge
 
     return OpenAIJudge(

@@ -26,6 +26,8 @@ echo "setup: instrumentation venv (real RAG frameworks and instrumentations, cac
 bash scripts/instrumentation-venv.sh >/dev/null
 echo "setup: Phoenix venv (the real Arize Phoenix server for the Phoenix exporter's tests, cached)"
 bash scripts/phoenix-venv.sh >/dev/null
+echo "setup: training venv (torch and the base model, for the grounding model's training test; cached)"
+bash scripts/train-venv.sh >/dev/null
 echo "setup: peers venv (the real deepeval and ragas, whose test-case objects evaluate() reads; cached)"
 bash scripts/peers-venv.sh >/dev/null
 

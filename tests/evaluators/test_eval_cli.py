@@ -70,6 +70,14 @@ def test_offline_by_default_and_says_so(dataset: Path, capsys: pytest.CaptureFix
     assert "judge: offline (no --base-url, OPENAI_BASE_URL or OPENAI_API_KEY)" in err
 
 
+def test_the_learned_offline_judge_on_request(dataset: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = [str(dataset), "--metrics", "faithfulness", "--judge", "offline-learned", "--no-progress"]
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    assert "judge: offline-learned (--judge offline-learned)" in captured.err
+    assert "faithfulness" in captured.out
+
+
 def test_forced_openai_without_a_key_fails_fast(dataset: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([str(dataset), "--judge", "openai", "--no-progress"]) == 2
     err = capsys.readouterr().err.strip()

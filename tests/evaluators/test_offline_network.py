@@ -1,4 +1,4 @@
-"""The offline judge never needs the network: it loads and judges with every socket refused."""
+"""The offline judges never need the network: they load and judge with every socket refused."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -23,10 +25,11 @@ SCRIPT = textwrap.dedent(
     socket.getaddrinfo = refuse
 
     from evaluators.judges.base import ExtractKind, VerdictTask
-    from evaluators.offline import OfflineJudge
+    import sys
+    from evaluators.offline import LearnedJudge, OfflineJudge
 
     async def main():
-        judge = OfflineJudge()
+        judge = LearnedJudge() if sys.argv[1:] == ["learned"] else OfflineJudge()
         claims = await judge.extract("The tower is 330 metres tall. It opened in 1889.", ExtractKind.CLAIMS)
         nodes = ["The tower is 330 metres tall.", "It opened to the public in 1889."]
         supported = await judge.verdicts(claims, nodes, VerdictTask.SUPPORTED)
@@ -39,11 +42,12 @@ SCRIPT = textwrap.dedent(
 )
 
 
-def test_load_and_judge_with_no_network_and_hub_offline() -> None:
+@pytest.mark.parametrize("judge", ["lexical", "learned"])
+def test_load_and_judge_with_no_network_and_hub_offline(judge: str) -> None:
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
     env |= {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
+        [sys.executable, "-c", SCRIPT, judge],
         env=env,
         capture_output=True,
         text=True,
@@ -52,4 +56,6 @@ def test_load_and_judge_with_no_network_and_hub_offline() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "['yes', 'yes'] 2"
+    assert done.stdout.strip().endswith("2")
+    if judge == "lexical":
+        assert done.stdout.strip() == "['yes', 'yes'] 2"
