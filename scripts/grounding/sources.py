@@ -2,11 +2,10 @@
 
 Every set is files of a public repository at a pinned commit (or of a PyPI wheel), recorded here with
 their SHA-256, so a retrain reads exactly the bytes the shipped model was trained on. None is shipped:
-`--data DIR` points at a folder laid out as the paths below say (docs/offline-judge.md, "Training
+`--data DIR` points at a folder laid out as the paths below say (docs/grounding-model.md, "Training
 data"). Each set belongs to a *group*; model selection leaves one group out at a time.
 
-The sets reserved for held-out measurement (SummEdits, FaithBench, WiCE, Climate-FEVER, BEGIN) are not
-read, and not listed.
+The sets the project reserves for held-out measurement are not read, and not listed.
 
     python -m scripts.grounding.sources --data DIR   # check DIR against the manifest, print the table
 """
