@@ -26,22 +26,20 @@ import json
 import random
 import subprocess
 import sys
-from collections import Counter, defaultdict
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from benchmarks.judge_accuracy import CASE_FILES
+from benchmarks.judge_accuracy import CASE_FILES, hand_written
 from evaluators import Faithfulness, TestCase, evaluate
 from evaluators.offline import LearnedJudge
-from evaluators.offline.grounding_cases import is_right, judged_label, load_cases
 from scripts.grounding.metrics import auroc, balanced_accuracy, baseline_split_half, ece, overlap
 from scripts.grounding.sources import Example, load
 from testkit import ROOT
 
 LOSO = ROOT / "benchmarks" / "data" / "grounding_loso.json"
-LABELS = ("supported", "unsupported", "contradicted", "relevant", "irrelevant")
 _COLUMNS = "n bal.acc AUROC ECE | overlap bal.acc AUROC | answer-only AUROC"
 
 
@@ -124,20 +122,10 @@ def _weakest(judge: LearnedJudge, ex: Example, *, blank: bool) -> float:
 
 
 def hand_cases() -> None:
+    print("\n3. Hand-written cases")
     judge = LearnedJudge()
-    print("\n3. Hand-written cases: category (expected) right / n, and what the judge said")
     for path in CASE_FILES:
-        cases = load_cases(path)
-        table: dict[str, Counter[str]] = defaultdict(Counter)
-        for case in cases:
-            label, _ = asyncio.run(judged_label(judge, case))
-            table[f"{case['category']} ({case['expect']})"][label] += 1
-            table[f"{case['category']} ({case['expect']})"]["right"] += is_right(case["expect"], label)
-        print(f"  {path.name}")
-        for category, counts in table.items():
-            n = sum(counts[label] for label in LABELS)
-            said = ", ".join(f"{label} {counts[label]}" for label in LABELS if counts[label])
-            print(f"    {category:58s} {counts['right']:2d}/{n:<2d}  ({said})")
+        hand_written(path, judge)
 
 
 def speed(n: int, rounds: int = 3) -> None:

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evaluators.judges.base import ExtractKind, VerdictTask
+from evaluators.judges.base import ExtractKind, Judge, VerdictTask
 from evaluators.offline import OfflineJudge
 from evaluators.offline.features import FEATURE_NAMES
 from evaluators.offline.grounding_cases import is_right, judged_label, load_cases
@@ -179,9 +179,10 @@ def dialogue_read(judge: OfflineJudge) -> None:
         )
 
 
-def hand_written(path: Path) -> None:
-    """Per category: cases right, and what the judge called them (a confusion table)."""
-    judge = OfflineJudge()
+def hand_written(path: Path, judge: Judge | None = None) -> None:
+    """Per category: cases right, and what the judge (the default offline one unless given) called
+    them (a confusion table)."""
+    judge = judge or OfflineJudge()
     cases = load_cases(path)
     judged = [asyncio.run(judged_label(judge, case)) for case in cases]
     right = [is_right(c["expect"], label) for c, (label, _) in zip(cases, judged, strict=True)]

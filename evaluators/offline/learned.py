@@ -23,7 +23,9 @@ from evaluators.offline.embedder import Embedder
 from evaluators.offline.grounding import ClaimCheck, Grounding
 from evaluators.offline.grounding_model import GroundingModel, default_model
 from evaluators.offline.judge import OfflineJudge
+from evaluators.offline.judge import _uncontradicted as uncontradicted
 from evaluators.offline.lexicon import abstention_topic
+from evaluators.offline.reasons import snippet
 from evaluators.offline.text import stems_of
 
 _QUOTE = 160  # what the model read from the deciding passage, as a reason quotes it
@@ -110,7 +112,7 @@ class LearnedJudge(OfflineJudge):
             return Verdict("yes", _contradicted_by(worst), (), confidence=worst.contradicted)
         if all(map(self.checks.is_supported, checks)):
             return Verdict("no", _uncontradicted(worst), confidence=1.0 - worst.contradicted)
-        return Verdict("idk", _uncontradicted(worst), confidence=1.0 - worst.contradicted)
+        return uncontradicted(worst.contradicted)
 
     def _conflicts_by_passage(self, passages: list[str], answers: list[str]) -> list[Verdict]:
         """Hallucination's question, per passage: each claim is checked once against all the passages
@@ -131,20 +133,14 @@ class LearnedJudge(OfflineJudge):
             if found is not None and self.checks.is_contradicted(found):
                 verdicts.append(Verdict("yes", _contradicted_by(found), (), confidence=found.contradicted))
             else:
-                p = found.contradicted if found is not None else 0.0
-                verdicts.append(Verdict("idk", _uncontradicted(found), confidence=1.0 - p))
+                verdicts.append(uncontradicted(found.contradicted if found is not None else 0.0))
         return verdicts
-
-
-def _snippet(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def _quote(check: ClaimCheck) -> str:
     if check.premise.best is None:
         return "the context"
-    return f'node {check.premise.best.node}: "{_snippet(check.premise.quoted(), _QUOTE)}"'
+    return f'node {check.premise.best.node}: "{snippet(check.premise.quoted(), _QUOTE)}"'
 
 
 def _matches(check: ClaimCheck) -> str:
