@@ -110,8 +110,10 @@ class LearnedJudge(OfflineJudge):
         worst = max(checks, key=lambda c: c.contradicted)
         if self.checks.is_contradicted(worst):
             return Verdict("yes", _contradicted_by(worst), (), confidence=worst.contradicted)
-        if all(map(self.checks.is_supported, checks)):
-            return Verdict("no", _uncontradicted(worst), confidence=1.0 - worst.contradicted)
+        weakest = min(checks, key=lambda c: c.supported)
+        if self.checks.is_supported(weakest):  # every claim supported: named by its weakest one's passage
+            node = () if weakest.node is None else (weakest.node,)
+            return Verdict("no", _matches(weakest), node, confidence=1.0 - worst.contradicted)
         return uncontradicted(worst.contradicted)
 
     def _conflicts_by_passage(self, passages: list[str], answers: list[str]) -> list[Verdict]:
@@ -157,8 +159,3 @@ def _not_found(check: ClaimCheck) -> str:
     return (
         f"not found in the context: {absent}closest is {_quote(check)} (P(supported)={check.supported:.2f})"
     )
-
-
-def _uncontradicted(check: ClaimCheck | None) -> str:
-    p = check.contradicted if check is not None else 0.0
-    return f"not stated in the context, but nothing there contradicts it (P(contradicted)={p:.2f})"

@@ -133,3 +133,11 @@ def test_a_verdict_names_the_passage_that_decides_it(judge: LearnedJudge) -> Non
     [verdict] = asyncio.run(judge.verdicts(claims, LONG, VerdictTask.SUPPORTED))
     assert 'node 1: "The Porto store opened in 2021 and has a café on its first floor."' in verdict.reason
     assert verdict.confidence is not None and 0.5 <= verdict.confidence <= 1.0
+
+
+def test_an_uncontradicted_supported_claim_names_its_passage(judge: LearnedJudge) -> None:
+    """Faithfulness' contradiction mode: 'no' (not contradicted) because the passage states it."""
+    claims = ["Orders above 50 euros ship for free."]
+    [verdict] = asyncio.run(judge.verdicts(claims, SHIPPING, VerdictTask.CONTRADICTED))
+    assert verdict.verdict == "no" and verdict.supporting_ids == (0,)
+    assert verdict.reason.startswith('matches node 0: "Orders above 50 euros ship for free.')
