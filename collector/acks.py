@@ -39,7 +39,9 @@ class AckFlusher:
         if not self._waiting:
             return True
         releases, self._waiting = self._waiting, []
-        confirmed = [await self._flush_one(exporter) for exporter in self.exporters]
+        # All at once: each flush is a round trip to its own backend, and in turn they added up to
+        # seconds under load, seconds of work a crash then repeats (the uncommitted window).
+        confirmed = await asyncio.gather(*(self._flush_one(exporter) for exporter in self.exporters))
         if all(confirmed):
             for release in releases:
                 release()

@@ -30,6 +30,7 @@ from collector.offsets import offsets_at
 from collector.page import queries
 from collector.page.results_reader import stored_from_document
 from collector.page.store import Store, StoredEvaluation
+from evaluators.redaction import redact, without_credentials
 
 _TOPIC_IDLE_S = 30.0  # the topic's end was not reached, yet nothing arrived for this long: stop reading
 _BOOTSTRAP_TIMEOUT_MS = 10_000  # an unreachable broker is reported after this long
@@ -213,7 +214,8 @@ def api_records(url: str, token: str | None, filters: CaseFilters) -> Generator[
         listing = _get(client, "/api/evaluations", params)
         rows = listing.get("evaluations") if isinstance(listing, dict) else None
         if not isinstance(rows, list):
-            raise SourceError(f"{url}: /api/evaluations did not answer as a ragpulse page")
+            shown = without_credentials(url)
+            raise SourceError(f"{shown}: /api/evaluations did not answer as a ragpulse page")
         if len(rows) >= _API_MAX_ROWS:
             filters.notes.append(
                 f"the page API lists at most {_API_MAX_ROWS} evaluations: narrow --since or the filters, "
@@ -237,17 +239,18 @@ def _window(since: float) -> str:
 
 
 def _get(client: httpx.Client, path: str, params: dict[str, str] | None = None) -> Any:
+    shown = without_credentials(str(client.base_url))  # errors name the page, never its credentials
     try:
         response = client.get(path, params=params)
     except httpx.HTTPError as exc:
-        raise SourceError(f"cannot reach {client.base_url}: {exc or type(exc).__name__}") from None
+        raise SourceError(f"cannot reach {shown}: {redact(str(exc)) or type(exc).__name__}") from None
     if response.status_code == 404 and path != "/api/evaluations":
         return None  # deleted by retention between the listing and now
     if response.status_code == 401:
-        raise SourceError(f"{client.base_url}: the page wants a token (the --token-env variable)")
+        raise SourceError(f"{shown}: the page wants a token (the --token-env variable)")
     if response.status_code != 200:
-        raise SourceError(f"{client.base_url}{path}: HTTP {response.status_code}")
+        raise SourceError(f"{shown}{path}: HTTP {response.status_code}")
     try:
         return response.json()
     except ValueError:
-        raise SourceError(f"{client.base_url}{path}: not JSON (is this a ragpulse metrics port?)") from None
+        raise SourceError(f"{shown}{path}: not JSON (is this a ragpulse metrics port?)") from None

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from collector import __version__
-from collector.errors import ConfigError
+from collector.errors import KAFKA_HINT, ConfigError, is_kafka_error
 from collector.logs import quiet_libraries
 
 if TYPE_CHECKING:
@@ -204,6 +204,9 @@ def main(argv: list[str] | None = None) -> int:
         stream=sys.stderr,
     )
     quiet_libraries(logging.getLogger().level)
+    from evaluators.redaction import guard_logs
+
+    guard_logs(logging.getLogger().handlers)  # no line names a credential (httpx logs each URL it calls)
     try:
         return args.handler(args)
     except ValidationError as exc:
@@ -214,6 +217,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except OSError as exc:  # e.g. a port already taken: the message names it and the setting that moves it
         print(f"ragpulse: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        if not is_kafka_error(exc):
+            raise
+        print(f"ragpulse: Kafka: {exc} ({KAFKA_HINT})", file=sys.stderr)
         return 2
 
 

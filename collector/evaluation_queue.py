@@ -46,8 +46,8 @@ class EvaluationConfig(BaseModel):
         600.0,
         ge=0,
         description="A record the judge could not score (every metric `error`, or its circuit open) is "
-        "evaluated again, with backoff, for this long; then it is exported as it is and counted as "
-        "dropped{reason=judge_unavailable}. 0 = never retry.",
+        "evaluated again, with backoff, for this long; then it is exported with outcome error and the "
+        "reason 'judge unavailable for N min'. 0 = never retry.",
     )
     judge_retry_backoff_s: float = Field(
         5.0, gt=0, description="First retry delay; doubles with each failed judge call, up to 30 s."
@@ -111,6 +111,7 @@ class EvaluationQueue:
         retry = job.first_failure > 0  # accepted already: shedding it would drop what the judge owes it
         if self._queue.qsize() >= self.max_sheddable and not job.hold.replayable and not retry:
             DROPPED.labels("overload").inc()
+            job.decision.release()  # never judged: its judge budget reservation goes back
             job.hold.release()
         else:
             self._queue.put_nowait(job)

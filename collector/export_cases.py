@@ -162,6 +162,7 @@ def _token(args: argparse.Namespace) -> str | None:
 def _records(args: argparse.Namespace, filters: CaseFilters) -> Generator[dict[str, Any], None, None]:
     from collector.case_sources import api_records, store_records, topic_records
     from collector.exporters.kafka_results import KafkaResultsConfig
+    from evaluators.redaction import without_credentials
 
     given = [flag for flag in ("store", "kafka_bootstrap", "url") if getattr(args, flag)]
     if len(given) != 1:
@@ -171,7 +172,7 @@ def _records(args: argparse.Namespace, filters: CaseFilters) -> Generator[dict[s
     if args.kafka_bootstrap:
         return topic_records(args.kafka_bootstrap, args.results_topic or KafkaResultsConfig().topic, filters)
     if not re.match(r"^https?://", args.url):
-        raise UsageError(f"--url {args.url!r}: expected http://host:port")
+        raise UsageError(f"--url {without_credentials(args.url)!r}: expected http://host:port")
     return api_records(args.url, _token(args), filters)
 
 

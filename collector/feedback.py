@@ -255,5 +255,9 @@ class FeedbackExporter:
     def saturated(self) -> bool:
         return False
 
+    @property
+    def delivering(self) -> bool:
+        return True  # nothing leaves the process
+
     def shutdown(self) -> None:
         pass

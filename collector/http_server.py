@@ -11,10 +11,11 @@ a thread with a loop of its own. Three choices matter:
 - uvicorn's own logging configuration is not applied (`log_config=None`): the process configures
   logging once, and access logs would be a line per OTLP export.
 
-Slow and hostile clients are bounded: a connection whose request headers have not all arrived
-`header_timeout_s` after it opened (or after its previous response) is closed, since h11 would wait
-for them forever; beyond `max_connections` open connections uvicorn answers 503, which OTLP
-exporters retry. Body timeouts are the app's (the OTLP receiver answers 408).
+Slow and hostile clients are bounded by `collector.http_guard`: a connection is admitted or refused
+as it opens (`max_connections` in all, `max_connections_per_client` from one address; a refused one
+gets a retryable 503 and holds no slot), and an admitted one whose request headers have not all
+arrived `header_timeout_s` after it opened (or after its previous response) is closed. Body
+timeouts are the app's (the OTLP receiver answers 408).
 """
 
 from __future__ import annotations
@@ -27,10 +28,10 @@ import threading
 import time
 from collections.abc import Iterator
 
-import h11
 import uvicorn
 from starlette.types import ASGIApp
-from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from collector.http_guard import Admission, GuardedH11
 
 logger = logging.getLogger(__name__)
 
@@ -43,36 +44,6 @@ class _Server(uvicorn.Server):
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
         yield
-
-
-class _HeaderDeadline(H11Protocol):
-    """h11 with a deadline for each request's headers (a slowloris client holds nothing for long)."""
-
-    header_timeout_s = 30.0
-    _deadline: asyncio.TimerHandle | None = None
-
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        self._arm()
-
-    def on_response_complete(self) -> None:
-        super().on_response_complete()
-        self._arm()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if self._deadline is not None:
-            self._deadline.cancel()
-        super().connection_lost(exc)
-
-    def _arm(self) -> None:
-        if self._deadline is not None:
-            self._deadline.cancel()
-        self._deadline = self.loop.call_later(self.header_timeout_s, self._expire)
-
-    def _expire(self) -> None:
-        """Still IDLE on the client's side: the request line and headers never completed."""
-        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-            self.transport.close()
 
 
 class PortUnavailable(OSError):
@@ -95,15 +66,23 @@ class HttpServer:
         setting: str,
         header_timeout_s: float = 30.0,
         max_connections: int = 1000,
+        max_connections_per_client: int | None = None,
+        receiver: str = "",
     ) -> None:
-        """`setting`: how a user moves this port (named when it is taken)."""
+        """`setting`: how a user moves this port (named when it is taken); `receiver`: the label its
+        refusals are counted under in `ragpulse_receiver_rejected_total` ("" = not counted)."""
         self.host, self.name, self.setting = host, name, setting
         self._port = port
-        protocol = type("HeaderDeadline", (_HeaderDeadline,), {"header_timeout_s": header_timeout_s})
+        attributes = {
+            "header_timeout_s": header_timeout_s,
+            "admission": Admission(name, max_connections, max_connections_per_client),
+            "receiver": receiver,
+        }
+        protocol = type("GuardedH11", (GuardedH11,), attributes)
         self._config = uvicorn.Config(
             app,
             http=protocol,  # h11: pure Python and always installed with uvicorn, the same parser everywhere
-            limit_concurrency=max_connections,
+            limit_concurrency=None,  # admission is GuardedH11's, at connect time
             ws="none",
             lifespan="off",
             log_config=None,

@@ -6,15 +6,17 @@ through `LabelPolicy.bound`, so a misbehaving app can never create unbounded ser
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Iterable
 from typing import Literal
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
-from pydantic import BaseModel, ConfigDict, Field
+
+# The label bounds live in collector/labels.py; imported from here by existing code.
+from collector.labels import OTHER as OTHER
+from collector.labels import LabelPolicy as LabelPolicy
+from collector.labels import LabelsConfig as LabelsConfig
+from collector.labels import VersionPolicy as VersionPolicy
 
 REGISTRY = CollectorRegistry(auto_describe=True)
-OTHER = "other"
 
 SCORE_BUCKETS = tuple(round(0.05 * i, 2) for i in range(1, 21))
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
@@ -46,7 +48,7 @@ FAILURES = Counter(
 VERSION_FIRST_SEEN = Gauge(
     "ragpulse_version_first_seen_timestamp_seconds",
     "When this process first scored a version of a service (unix seconds): the newest version is the one "
-    "with the largest value. Removed with the version's series when `labels.max_versions` evicts it.",
+    "with the largest value. Removed with the version's series once it is idle (`labels.version_idle_s`).",
     ["service", "version"],
     registry=REGISTRY,
 )
@@ -80,8 +82,23 @@ QUEUE_DEPTH = Gauge("ragpulse_queue_depth", "Records waiting for evaluation.", r
 ASSEMBLY_TRACES = Gauge("ragpulse_assembly_traces", "Traces buffered in the assembler.", registry=REGISTRY)
 CONSUMER_LAG = Gauge(
     "ragpulse_kafka_consumer_lag",
-    "Records behind the partition end.",
+    "Records behind the partition end, from the consumer's position (what was read).",
     ["topic", "partition"],
+    registry=REGISTRY,
+)
+CONSUMER_COMMITTED_LAG = Gauge(
+    "ragpulse_kafka_consumer_committed_lag",
+    "Records behind the partition end, from the group's committed offset (what is done): it grows while "
+    "commits wait on an exporter, a dead letter or the judge, even when the position keeps up.",
+    ["topic", "partition"],
+    registry=REGISTRY,
+)
+EVALUATIONS_DEFERRED = Counter(
+    "ragpulse_evaluations_deferred",
+    "Evaluations put back in the queue to be tried again later, by reason (circuit_open: the judge is "
+    "failing; judge_error: it answered with errors). Not a loss: after evaluation.judge_retry_for_s a "
+    "record still unscored is exported with outcome error.",
+    ["reason"],
     registry=REGISTRY,
 )
 END_TO_END = Histogram(
@@ -120,14 +137,15 @@ JUDGE_BUDGET_REMAINING = Gauge(
 )
 CASCADE = Counter(
     "ragpulse_cascade",
-    "Cascade outcomes (offline_only, escalated, llm_only: metrics the offline judge cannot judge).",
+    "Cascade outcomes (offline_only, escalated, llm_only: metrics the offline judge cannot judge, "
+    "escalation_skipped: doubtful offline verdicts kept while the LLM judge's circuit is open).",
     ["stage"],
     registry=REGISTRY,
 )
 JUDGE_INPUT_REWRITES = Counter(
     "ragpulse_judge_input_rewrites",
     "What was masked or trimmed before a case left for an external judge, by what (email_masked, "
-    "phone_masked, card_masked, redacted_masked, passage_cut, passage_left_out).",
+    "phone_masked, card_masked, iban_masked, redacted_masked, passage_cut, passage_left_out).",
     ["what"],
     registry=REGISTRY,
 )
@@ -149,6 +167,20 @@ EXPORT_ERRORS = Counter(
     "Evaluations (or dead letters) an exporter failed to deliver, by exporter (otlp, kafka, phoenix, store, "
     "dead_letters).",
     ["exporter"],
+    registry=REGISTRY,
+)
+KAFKA_PRODUCER_REBUILDS = Counter(
+    "ragpulse_kafka_producer_rebuilds",
+    "Kafka producers closed and built again because a delivery outlived its deadline (delivery_timeout_ms "
+    "plus a grace) with no answer, by writer (results, dead-letters); their unconfirmed records are resent.",
+    ["writer"],
+    registry=REGISTRY,
+)
+DEAD_LETTERS_OVERSIZE = Counter(
+    "ragpulse_dead_letters_oversize",
+    "Dead letters the topic refused as too large, by what became of them (cut: written with the payload cut "
+    "to fit, headers kept; parked: not even an empty payload fits, counted and logged, the offset moves on).",
+    ["outcome"],
     registry=REGISTRY,
 )
 
@@ -226,98 +258,44 @@ FEEDBACK_JUDGE_SCORE = Histogram(
 )
 
 
-class LabelsConfig(BaseModel):
-    """Allow-lists for free-text Prometheus labels; empty = the first `max_values` seen."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    services: list[str] = Field(default_factory=list)
-    routes: list[str] = Field(default_factory=list)
-    models: list[str] = Field(default_factory=list)
-    max_values: int = Field(50, ge=1)
-    max_pairs: int = Field(
-        200,
-        ge=1,
-        description="Distinct (service, route) pairs; beyond, a new pair's route becomes `other`. Bounds the "
-        "product, not only each label: the score histogram has ~25 series per pair and metric.",
-    )
-    version_from: Literal["service_version", "prompt_version", "model"] = Field(
-        "service_version", description="The record field the `version` label of the score metrics shows."
-    )
-    versions: list[str] = Field(
-        default_factory=list,
-        description="Allow-list of `version` values (others become `other`); empty = the most recent "
-        "`max_versions` per service.",
-    )
-    max_versions: int = Field(
-        5,
-        ge=1,
-        description="Versions per service with their own series; a new one removes the series of the least "
-        "recently scored, so a new deploy always gets its own label.",
-    )
+# Receivers: connections and requests refused before any span was read (otlp = HTTP, otlp_grpc).
+RejectReason = Literal[
+    "connection_cap",
+    "client_cap",
+    "timeout",
+    "bad_framing",
+    "too_large",
+    "bad_body",
+    "bad_content_type",
+    "shutting_down",
+]
+RECEIVER_REJECTED = Counter(
+    "ragpulse_receiver_rejected",
+    "Connections and requests a receiver refused, by reason: connection_cap, client_cap (over "
+    "otlp.max_connections, otlp.max_connections_per_client: 503), timeout (headers or body too slow), "
+    "bad_framing (400), too_large (413), bad_body (undecodable), bad_content_type (415), shutting_down.",
+    ["receiver", "reason"],
+    registry=REGISTRY,
+)
 
 
-class LabelPolicy:
-    """Maps free-text label values onto configured allow-lists; anything else becomes `other`.
-
-    An empty allow-list admits the first `max_values` distinct values seen, then `other`: safe
-    by default, without configuration.
-    """
-
-    def __init__(self, allowed: Iterable[str] = (), max_values: int = 50) -> None:
-        self._allowed = set(allowed)
-        self._fixed = bool(self._allowed)
-        self._max_values = max_values
-
-    def bound(self, value: str) -> str:
-        if not value:
-            return "unknown"
-        if value in self._allowed:
-            return value
-        if not self._fixed and len(self._allowed) < self._max_values:
-            self._allowed.add(value)
-            return value
-        return OTHER
+# Judge input: texts cut before they left for an external judge (judge.outbound.max_text_chars).
+JUDGE_INPUT_TRUNCATED = Counter(
+    "ragpulse_judge_input_truncated",
+    "Texts cut at judge.outbound.max_text_chars before a case left for an external judge, by field "
+    "(input, actual_output, expected_output, baseline_output, turn); passages: "
+    "ragpulse_judge_input_rewrites_total{what=passage_cut}.",
+    ["field"],
+    registry=REGISTRY,
+)
 
 
-class VersionPolicy:
-    """Maps a version onto the `version` label: a fixed allow-list, else the `max_versions` versions per
-    service scored most recently.
-
-    Unlike `LabelPolicy`, a full set does not turn newcomers into `other`: a new deploy is exactly the
-    value that must get its own series. `bound` returns the label and the version it evicted (whose
-    series the exporter removes), and remembers when each version was first seen."""
-
-    def __init__(self, allowed: Iterable[str] = (), max_versions: int = 5) -> None:
-        self._allowed = frozenset(allowed)
-        self._max_versions = max_versions
-        self._recent: dict[str, OrderedDict[str, None]] = {}  # service -> versions, least recent first
-        self._first_seen: OrderedDict[tuple[str, str], float] = OrderedDict()
-
-    @classmethod
-    def from_config(cls, labels: LabelsConfig) -> VersionPolicy:
-        return cls(labels.versions, labels.max_versions)
-
-    def bound(self, service: str, value: str) -> tuple[str, str | None]:
-        """(label, evicted version or None) for a version of `service`."""
-        if not value:
-            return "unknown", None
-        if self._allowed:
-            return (value if value in self._allowed else OTHER), None
-        recent = self._recent.setdefault(service, OrderedDict())
-        evicted = None
-        if value not in recent and len(recent) >= self._max_versions:
-            evicted, _ = recent.popitem(last=False)
-        recent[value] = None
-        recent.move_to_end(value)
-        return value, evicted
-
-    def first_seen(self, service: str, version: str, now: float) -> float:
-        """When `version` of `service` was first seen; kept across an eviction (bounded memory), so a
-        version coming back is not mistaken for the newest."""
-        key = (service, version)
-        if key not in self._first_seen:
-            self._first_seen[key] = now
-            while len(self._first_seen) > 100 * self._max_versions:
-                self._first_seen.popitem(last=False)
-        return self._first_seen[key]
+# Judge replies: verdict lists that did not line up with the items asked about (evaluators' matching).
+JUDGE_REPLY_MISMATCHES = Counter(
+    "ragpulse_judge_reply_mismatches",
+    "Metric results whose judge reply did not line up with the items asked about: an item left without "
+    "a verdict (unmeasured, the rest scored; error when none matched), a verdict about no item "
+    "(ignored), or verdicts out of order (placed by the index or text they echo).",
+    ["metric"],
+    registry=REGISTRY,
+)

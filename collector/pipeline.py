@@ -26,7 +26,14 @@ from collector.dedup import RecentKeys, evaluation_key
 from collector.evaluation_queue import EvaluationConfig, EvaluationQueue, Job, NoHold, TraceHold
 from collector.feedback_source import SpanFeedback
 from collector.logs import RateLimitedLog
-from collector.metrics import ASSEMBLY_TRACES, DROPPED, END_TO_END, SAMPLING_DECISIONS, TRACES
+from collector.metrics import (
+    ASSEMBLY_TRACES,
+    DROPPED,
+    END_TO_END,
+    EVALUATIONS_DEFERRED,
+    SAMPLING_DECISIONS,
+    TRACES,
+)
 from collector.records import RagRecord
 from collector.sampling import Sampler
 from collector.spans import to_traces_data
@@ -94,7 +101,10 @@ class Pipeline:
     @property
     def ready(self) -> bool:
         evaluator_ready = self.evaluator is None or self.evaluator.ready
-        return self._loop is not None and evaluator_ready and all(r.ready for r in self.receivers)
+        delivering = self.dead_letters.delivering and all(e.delivering for e in self.exporters)
+        return (
+            self._loop is not None and evaluator_ready and delivering and all(r.ready for r in self.receivers)
+        )
 
     # --- ingest (called from receiver threads) -------------------------------------------
     def deliver(self, received: Received) -> None:
@@ -206,6 +216,7 @@ class Pipeline:
                 )
                 DROPPED.labels("internal_error").inc()
             if done:
+                job.decision.release()  # the judge budget it reserved and did not spend
                 self._acks.add(job.hold.release)  # released once every exporter confirmed it flushed
             self._queue.task_done()
 
@@ -223,11 +234,18 @@ class Pipeline:
             DROPPED.labels("duplicate").inc()
             return True
         evaluations, spend = await self.evaluator.evaluate(job.record, metrics, job.decision.case)
-        self.sampler.record_spend(spend.tokens, spend.usd)
+        self.sampler.record_spend(spend.tokens, spend.usd, reserved=job.decision)
         if not evaluations or all(e.outcome is Outcome.ERROR for e in evaluations):  # the judge failed
             if self._queue.retry_later(job, judge_called=bool(evaluations)):
+                EVALUATIONS_DEFERRED.labels("judge_error" if evaluations else "circuit_open").inc(
+                    len(metrics)
+                )
                 return False
-            DROPPED.labels("judge_unavailable").inc(len(metrics))
+            if not evaluations:  # never scored in the whole retry window: exported as an error, not dropped
+                waited_s = time.monotonic() - job.first_failure
+                waited = f"{waited_s / 60:.0f} min" if waited_s >= 90 else f"{waited_s:.0f} s"
+                reason = f"judge unavailable for {waited} (evaluation.judge_retry_for_s)"
+                evaluations = self.evaluator.unavailable(metrics, reason)
         for exporter in self.exporters:  # each buffers and sends from its own thread: none blocks here
             try:
                 exporter.export(job.record, evaluations)

@@ -4,6 +4,8 @@ Judging costs money and time, so only a share of the traffic is evaluated. The c
 trace id (OTel's TraceIdRatioBased arithmetic on its low 64 bits), never Python's salted `hash()`:
 every replica, and a replay next week, makes the same decision for the same trace. A throttle and
 a judge budget sit behind the deterministic part; they depend on load, so they are counted apart.
+A sampled decision holds the budget's reservation of its expected spend (collector/budget.py) until
+`record_spend` replaces it by the judge's figure or the job ends (`Decision.release`).
 """
 
 from __future__ import annotations
@@ -12,9 +14,8 @@ import hashlib
 import math
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from fnmatch import fnmatchcase
 from typing import Annotated
@@ -22,8 +23,10 @@ from typing import Annotated
 from opentelemetry.sdk.trace.sampling import TraceIdRatioBased
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from collector.budget import BudgetConfig, JudgeBudget, Reservation
 from collector.conversations import ConversationConfig
 from collector.judging.cases import filled_fields, to_conversation_case, to_test_case
+from collector.judging.config import JudgeConfig
 from collector.metrics import JUDGE_BUDGET_REMAINING, SAMPLING_DECISIONS
 from collector.records import RagRecord
 from evaluators import CaseField, CustomMetrics, TestCase, required_inputs
@@ -70,17 +73,6 @@ class SamplingRule(BaseModel):
         return True
 
 
-class BudgetConfig(BaseModel):
-    """Judge spend limits over rolling windows; unset = no limit. The offline judge spends nothing."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    tokens_per_hour: int | None = Field(None, gt=0)
-    tokens_per_day: int | None = Field(None, gt=0)
-    usd_per_hour: float | None = Field(None, gt=0)
-    usd_per_day: float | None = Field(None, gt=0)
-
-
 class SamplingConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -121,10 +113,26 @@ class Decision:
     decision: SamplingOutcome
     metrics: tuple[str, ...] = ()  # the metrics to run; empty unless sampled
     case: TestCase | None = None  # what the evaluator scores; set when sampled
+    # the judge budget held for it while sampled (not part of the decision: replicas decide alike)
+    reservation: Reservation | None = field(default=None, compare=False, repr=False)
 
     @property
     def sampled(self) -> bool:
         return self.decision is SamplingOutcome.SAMPLED
+
+    @property
+    def reserved_usd(self) -> float:
+        return self.reservation.usd if self.reservation is not None and self.reservation.open else 0.0
+
+    @property
+    def reserved_tokens(self) -> float:
+        return self.reservation.tokens if self.reservation is not None and self.reservation.open else 0.0
+
+    def release(self) -> None:
+        """The job is over (judged, shed, a duplicate, failed): what it reserved and did not spend goes
+        back to the budget. Idempotent."""
+        if self.reservation is not None:
+            self.reservation.release()
 
 
 def trace_key(trace_id: str, salt: str = "") -> int:
@@ -162,47 +170,6 @@ class TokenBucket:
         return False
 
 
-class SpendWindows:
-    """Judge spend in one-minute buckets over the last day: rolling hour and day sums, bounded memory."""
-
-    _HOUR_MIN, _DAY_MIN = 60, 24 * 60
-
-    def __init__(self, config: BudgetConfig, clock: Clock) -> None:
-        self._config = config
-        self._clock = clock
-        self._buckets: deque[list[float]] = deque()  # [minute, tokens, usd], oldest first
-
-    def add(self, tokens: int, usd: float) -> None:
-        minute = self._minute()
-        if self._buckets and self._buckets[-1][0] == minute:
-            self._buckets[-1][1] += tokens
-            self._buckets[-1][2] += usd
-        else:
-            self._buckets.append([minute, float(tokens), usd])
-
-    def remaining_ratio(self) -> float:
-        """Min over configured limits of the share left (1.0 with no limits), within [0, 1]."""
-        minute = self._minute()
-        while self._buckets and self._buckets[0][0] <= minute - self._DAY_MIN:
-            self._buckets.popleft()
-        config = self._config
-        limits = (
-            (config.tokens_per_hour, 1, self._HOUR_MIN),
-            (config.tokens_per_day, 1, self._DAY_MIN),
-            (config.usd_per_hour, 2, self._HOUR_MIN),
-            (config.usd_per_day, 2, self._DAY_MIN),
-        )
-        ratio = 1.0
-        for limit, column, span in limits:
-            if limit is not None:
-                spent = sum(b[column] for b in self._buckets if b[0] > minute - span)
-                ratio = min(ratio, max(0.0, 1.0 - spent / limit))
-        return ratio
-
-    def _minute(self) -> int:
-        return math.floor(self._clock() / 60.0)
-
-
 class Sampler:
     """Decides per record: sampled (with its metrics), or why not. Thread-safe."""
 
@@ -211,7 +178,10 @@ class Sampler:
         config: SamplingConfig,
         clock: Clock = time.time,
         custom: CustomMetrics | None = None,
+        judge: JudgeConfig | None = None,
     ) -> None:
+        """`judge`: what prices an evaluation's expected spend (None: the offline judge, which spends
+        nothing)."""
         self.config = config
         names = (*config.metrics, *config.reference_metrics)
         self._inputs = {name: required_inputs(name, custom) for name in names}  # names checked at load
@@ -219,7 +189,7 @@ class Sampler:
         self._lock = threading.Lock()
         per_minute = config.max_evaluations_per_minute
         self._throttle = TokenBucket(per_minute, clock) if per_minute else None
-        self._spend = SpendWindows(config.budget, clock)
+        self._budget = JudgeBudget.for_judge(config.budget, clock, judge)
         JUDGE_BUDGET_REMAINING.set(1.0)
 
     def decide(self, record: RagRecord) -> Decision:
@@ -257,12 +227,15 @@ class Sampler:
     def _admit(self, metrics: tuple[str, ...], case: TestCase) -> Decision:
         if not metrics:
             return Decision(SamplingOutcome.NOT_SAMPLED)
+        reservation = self._budget.reserve(case, len(metrics))
+        if reservation is None:
+            return Decision(SamplingOutcome.OVER_BUDGET)
         with self._lock:
-            if self._remaining_ratio() <= 0.0:
-                return Decision(SamplingOutcome.OVER_BUDGET)
-            if self._throttle is not None and not self._throttle.take():
-                return Decision(SamplingOutcome.THROTTLED)
-        return Decision(SamplingOutcome.SAMPLED, metrics, case)
+            throttled = self._throttle is not None and not self._throttle.take()
+        if throttled:
+            reservation.release()
+            return Decision(SamplingOutcome.THROTTLED)
+        return Decision(SamplingOutcome.SAMPLED, metrics, case, reservation)
 
     def applicable_metrics(self, record: RagRecord, case: TestCase | None = None) -> tuple[str, ...]:
         """The configured metrics whose inputs this record has, in configuration order."""
@@ -280,19 +253,14 @@ class Sampler:
                 return rule.rate
         return self.config.rate
 
-    def record_spend(self, tokens: int, usd: float) -> None:
-        """Called after each evaluation with what the judge spent on it."""
+    def record_spend(self, tokens: int, usd: float, reserved: Decision | None = None) -> None:
+        """Called after each evaluation with what the judge spent on it. With `reserved`, the decision it
+        was admitted by: a spend replaces its reservation; nothing spent (the judge failed, the record
+        waits for a retry) leaves the reservation held until `Decision.release`."""
         if tokens < 0 or usd < 0 or math.isnan(usd):
             raise ValueError(f"judge spend must be non-negative numbers, got tokens={tokens} usd={usd}")
-        with self._lock:
-            self._spend.add(tokens, usd)
-            self._remaining_ratio()
+        self._budget.settle(reserved.reservation if reserved is not None else None, (tokens, usd))
 
     def budget_remaining_ratio(self) -> float:
-        with self._lock:
-            return self._remaining_ratio()
-
-    def _remaining_ratio(self) -> float:
-        ratio = self._spend.remaining_ratio()
-        JUDGE_BUDGET_REMAINING.set(ratio)
-        return ratio
+        """The share of the tightest budget window neither spent nor reserved (1.0 without a budget)."""
+        return self._budget.remaining_ratio()

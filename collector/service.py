@@ -86,7 +86,9 @@ def build(settings: Settings, evaluate: bool = True, replay: tuple[int, int] | N
         receivers=receivers,
         assembler=TraceAssembler(settings.assembly),
         dead_letters=dead_letters,
-        sampler=Sampler(settings.sampling, custom=settings.custom_metrics) if evaluate else None,
+        sampler=Sampler(settings.sampling, custom=settings.custom_metrics, judge=settings.judge)
+        if evaluate
+        else None,
         evaluator=evaluator,
         exporters=[*build_exporters(settings, page), feedback.exporter] if feedback is not None else [],
         config=settings.evaluation,

@@ -10,21 +10,10 @@ from __future__ import annotations
 import os
 import re
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from collector.config import Settings
 from evaluators.metrics.registry import judged_offline
-
-
-def without_credentials(url: str) -> str:
-    """`https://user:secret@host/v1` -> `https://host/v1`: URLs are printed, credentials never."""
-    parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
-
+from evaluators.redaction import without_credentials
 
 _SECRET_KEY = re.compile(r"(?i)(password|secret|token|api_key|credential)")
 
@@ -110,7 +99,11 @@ def summary_lines(settings: Settings) -> list[str]:
         f" (+ {', '.join(sampling.reference_metrics)} when a trace carries an expected output)",
         *custom,
         f"exporters: Prometheus; {spans}; {results}"
-        + (f"; Phoenix annotations to {settings.phoenix.endpoint}" if settings.phoenix.endpoint else ""),
+        + (
+            f"; Phoenix annotations to {without_credentials(settings.phoenix.endpoint)}"
+            if settings.phoenix.endpoint
+            else ""
+        ),
         f"page:      {page_line(settings)}",
         *trust,
         f"assembly:  a trace closes {settings.assembly.quiet_period_s:g} s after its root span ended",

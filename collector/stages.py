@@ -113,6 +113,10 @@ def internal_error_detail(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:300]
 
 
+# What an exporter or a dead-letter sink has held for longer than this, it is not `delivering`.
+UNDELIVERED_AFTER_S = 60.0
+
+
 class DeadLetterSink(Protocol):
     def write(self, letter: DeadLetter, on_written: Callable[[], None]) -> None:
         """Set `letter` aside without blocking; `on_written` runs (on any thread) once it is safe.
@@ -124,6 +128,11 @@ class DeadLetterSink(Protocol):
 
     def close(self, timeout_s: float = 10.0) -> None:
         """Write what is queued (up to `timeout_s`), then release connections."""
+        ...
+
+    @property
+    def delivering(self) -> bool:
+        """False while a letter has waited too long to be written (/readyz says so)."""
         ...
 
 
@@ -173,6 +182,10 @@ class Evaluator(Protocol):
         `error` outcome, never an exception."""
         ...
 
+    def unavailable(self, metrics: Sequence[str], reason: str) -> list[Evaluation]:
+        """`error` evaluations, with `reason`, for metrics the judge never got to score."""
+        ...
+
     def shutdown(self) -> None: ...
 
 
@@ -193,6 +206,12 @@ class EvaluationExporter(Protocol):
     def saturated(self) -> bool:
         """Its buffer is nearly full (its backend is down or slow): evaluation waits rather than have
         it drop what it could not hold."""
+        ...
+
+    @property
+    def delivering(self) -> bool:
+        """False while what it holds has waited too long for its backend (an outage, a stall): /readyz
+        says which part of the process cannot deliver, instead of a silent 200."""
         ...
 
     def shutdown(self) -> None:

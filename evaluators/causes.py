@@ -13,7 +13,7 @@ from enum import StrEnum
 
 from evaluators.case import TestCase
 from evaluators.refusals import is_refusal
-from evaluators.result import MetricResult, Outcome, verdict_passages
+from evaluators.result import UNJUDGED, MetricResult, Outcome, verdict_passages
 
 
 class Cause(StrEnum):
@@ -115,6 +115,8 @@ def passage_relevance(results: Sequence[MetricResult], passages: int) -> list[st
     verdicts: list[list[bool]] = [[] for _ in range(passages)]
     for result in results:
         for verdict, targets in zip(result.verdicts, verdict_passages(result.verdicts), strict=True):
+            if verdict.verdict == UNJUDGED:  # the judge gave no verdict: neither relevant nor irrelevant
+                continue
             if verdict.check == "relevant" and verdict.kind == "statement":
                 is_relevant = verdict.verdict != "no"
             elif (verdict.check == "useful" and result.name == "contextual_precision") or (

@@ -31,6 +31,7 @@ from evaluators.case import MissingFieldError, TestCase, case_input
 from evaluators.judges.accounting import usage_scope
 from evaluators.judges.base import Judge, Usage
 from evaluators.metrics.base import Metric
+from evaluators.redaction import redact
 from evaluators.result import (
     CaseResult,
     EvaluationResult,
@@ -78,7 +79,7 @@ async def _measure(metric: Metric, case: TestCase, session: JudgeSession) -> Met
         return metric.outcome_result(Outcome.UNMEASURED, str(error))
     except Exception as error:  # a bug or a misbehaving judge must not take the batch down
         log.exception("metric %s failed unexpectedly", metric.name)
-        return metric.outcome_result(Outcome.ERROR, f"{type(error).__name__}: {error}")
+        return metric.outcome_result(Outcome.ERROR, redact(f"{type(error).__name__}: {error}"))
 
 
 async def a_evaluate(

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from evaluators.judges.base import Judge
+from evaluators.redaction import without_credentials
 
 JudgeKind = Literal["openai", "offline", "offline-learned"]
 OPENAI_API = "https://api.openai.com/v1"
@@ -33,7 +34,8 @@ class JudgeChoice:
     def describe(self) -> str:
         if self.kind != "openai":
             return f"judge: {self.kind} ({self.why})"
-        return f"judge: openai {self.model} at {self.base_url or OPENAI_API} ({self.why})"
+        url = without_credentials(self.base_url or OPENAI_API)  # a URL's user:pass is never printed
+        return f"judge: openai {self.model} at {url} ({self.why})"
 
 
 def choose_judge(

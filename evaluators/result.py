@@ -19,6 +19,10 @@ class Outcome(StrEnum):
     UNMEASURED = "unmeasured"  # the score is undefined for this case (e.g. no claims, missing field)
 
 
+# The verdict of an item the judge's reply held no verdict for: shown with the others, never counted
+# (it keeps the check that was asked, so a passage's verdict stays at the passage's position).
+UNJUDGED = Outcome.UNMEASURED.value
+
 # What each verdict means, by the question asked (`check`): the words a person reads on the page, on
 # evaluation spans and in the results topic.
 _LABELS: dict[str, dict[str, str]] = {

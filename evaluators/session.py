@@ -19,11 +19,13 @@ from evaluators.judges.base import (
     ExtractKind,
     Judge,
     Questions,
+    ReplyMismatchError,
     RubricScore,
     Verdict,
     VerdictTask,
     VisionJudge,
 )
+from evaluators.judges.matching import note_mismatch, reply_mismatch
 from evaluators.judges.prompts import current_overrides
 
 if TYPE_CHECKING:
@@ -71,11 +73,35 @@ class JudgeSession:
         return await self.extract(case.expected_output or "", ExtractKind.CLAIMS, question=case.input)
 
     async def verdicts(
-        self, items: Sequence[str], references: Sequence[str], task: VerdictTask, *, sample: int = 0
+        self,
+        items: Sequence[str],
+        references: Sequence[str],
+        task: VerdictTask,
+        *,
+        sample: int = 0,
+        partial: bool = False,
     ) -> list[Verdict]:
+        """One verdict per item. `partial`: the caller scores only the items judged (`Verdict.judged`)
+        when the judge's reply left some without a verdict; otherwise such a reply fails the call
+        (`ReplyMismatchError`), so that no metric counts a placeholder as a verdict. A reply that did
+        not line up is noted for the calling metric either way (`matching.note_mismatch`)."""
         if not items:
             return []
-        items_t, references_t = tuple(items), tuple(references)
+        verdicts = await self._verdicts(tuple(items), tuple(references), task, sample)
+        mismatch = reply_mismatch(verdicts)
+        if mismatch is not None:
+            if mismatch.unjudged and not partial:
+                raise ReplyMismatchError(
+                    f"the judge gave verdicts for {mismatch.judged} of {mismatch.items} items; "
+                    "this metric scores complete verdict lists only",
+                    mismatch,
+                )
+            note_mismatch(mismatch)
+        return verdicts
+
+    async def _verdicts(
+        self, items_t: tuple[str, ...], references_t: tuple[str, ...], task: VerdictTask, sample: int
+    ) -> list[Verdict]:
         key = ("verdicts", items_t, references_t, task, sample, _overrides_key())
         if key in self._memo:
             return list(await self._memo[key])

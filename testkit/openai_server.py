@@ -5,8 +5,10 @@ real `openai` client and real HTTP. Answers come from a `JudgeScript`: the serve
 from the requested JSON schema's name (or, in JSON mode, from the schema hint in the system message),
 recovers the fenced payloads of the prompt, and answers with the scripted verdicts for those items.
 Failure modes are queued per request: "429" (then success), "500", "hang" (longer than the client's
-timeout), "malformed" (not JSON). `json_schema_supported=False` rejects json_schema with a 400 so the
-JSON-mode fallback runs; `latency_s` adds a fixed delay to every request (the pipeline benchmark uses 0.2).
+timeout), "malformed" (not JSON), and the misshaped verdict lists of `reply_faults` (scripted verdicts
+echo their item's 0-based `index`, as the judge's schema asks). `json_schema_supported=False` rejects
+json_schema with a 400 so the JSON-mode fallback runs; `latency_s` adds a fixed delay to every request
+(the pipeline benchmark uses 0.2).
 
 Vision: a user message may be a list of content parts; `image_url` parts stand in the fenced
 REFERENCES where the prompt writes `<image n>`, so a script keys an image verdict by a substring of the
@@ -29,6 +31,7 @@ from typing import Any
 from evaluators.judges.prompts import COT_REASON_RULE, parse_fenced
 from testkit.chat_request import count_tokens, image_or_text, images_of, operation_of, text_of
 from testkit.judge_script import JudgeScript
+from testkit.reply_faults import MODES, asks_verdicts, misshape
 
 _CHECK = re.compile(r"^Check ([A-H]) \[(\w+)\]", re.MULTILINE)
 _AT_MOST = re.compile(r"At most (\d+) items")
@@ -105,7 +108,8 @@ class ScriptedOpenAIServer:
 
     def fail_next(self, *modes: str) -> None:
         """Queue failure modes for the next requests: "429", "500", "401-echo", "hang", "malformed"
-        (not JSON), "short" (a verdict list one shorter than the items asked about)."""
+        (not JSON), or, for the next verdict request, a verdict list that does not line up with its
+        items (`reply_faults.MODES`)."""
         with self._lock:
             self._failures.extend(modes)
 
@@ -122,8 +126,11 @@ class ScriptedOpenAIServer:
     ) -> tuple[int, dict[str, Any] | str, dict[str, str]]:
         if self.latency_s:
             time.sleep(self.latency_s)
-        with self._lock:
-            failure = self._failures.popleft() if self._failures else self.failing
+        verdicts = asks_verdicts(operation_of(body))
+        with self._lock:  # a queued misshaped verdict list waits for a verdict request
+            failure = self._failures[0] if self._failures else self.failing
+            if self._failures and (verdicts or failure not in MODES):
+                self._failures.popleft()
         if failure == "429":
             return 429, {"error": {"message": "rate limited", "type": "rate_limit"}}, {"retry-after": "0"}
         if failure == "401-echo":  # a gateway that quotes the credentials it refused
@@ -146,16 +153,16 @@ class ScriptedOpenAIServer:
             )
         if not self.images_supported and any(images_of(m) for m in body.get("messages", [])):
             return 400, {"error": {"message": NO_VISION_MESSAGE, "type": "invalid_request_error"}}, {}
-        return 200, self._chat(body, malformed=failure == "malformed", short=failure == "short"), {}
+        return 200, self._chat(body, malformed=failure == "malformed", misshaped=failure), {}
 
-    def _chat(self, body: dict[str, Any], *, malformed: bool, short: bool = False) -> dict[str, Any]:
+    def _chat(self, body: dict[str, Any], *, malformed: bool, misshaped: str | None = None) -> dict[str, Any]:
         messages = body.get("messages", [])
         user_message: dict[str, Any] = next((m for m in messages if m["role"] == "user"), {})
         user, images = text_of(user_message), images_of(user_message)
         operation = operation_of(body)
         reply = self._answer(operation, user, images)
-        if short and operation not in _EXTRACT_KINDS:  # one verdict fewer than items asked about
-            reply = {key: value[:-1] if isinstance(value, list) else value for key, value in reply.items()}
+        if misshaped in MODES and asks_verdicts(operation):
+            reply = misshape(reply, misshaped, parse_fenced(user).get("ITEMS", []))
         content = "this is not json {" if malformed else json.dumps(reply, separators=(",", ":"))
         prompt_text = "".join(text_of(m) for m in messages)
         prompt_tokens = (
@@ -199,22 +206,20 @@ class ScriptedOpenAIServer:
             refs = fenced.get("REFERENCES", [])
             return {
                 "verdicts": [
-                    script.verdict(task, item, refs, user, cot=cot) for item in fenced.get("ITEMS", [])
+                    {"index": i, **script.verdict(task, item, refs, user, cot=cot)}
+                    for i, item in enumerate(fenced.get("ITEMS", []))
                 ]
             }
         if operation == "checks":
             checks = _CHECK.findall(user)
-            return {
-                "items": [
-                    {
-                        "verdicts": [
-                            script.verdict(task, item, fenced.get(f"REFERENCES_{name}", []), user, cot=cot)
-                            for name, task in checks
-                        ]
-                    }
-                    for item in fenced.get("ITEMS", [])
+            verdicts = [  # per item, one verdict per check
+                [
+                    script.verdict(task, item, fenced.get(f"REFERENCES_{name}", []), user, cot=cot)
+                    for name, task in checks
                 ]
-            }
+                for item in fenced.get("ITEMS", [])
+            ]
+            return {"items": [{"index": i, "verdicts": v} for i, v in enumerate(verdicts)]}
         if operation == "questions":
             asked = _N_QUESTIONS.search(user)
             n = int(asked.group(1)) if asked else 3

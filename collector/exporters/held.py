@@ -24,6 +24,7 @@ from typing import Generic, TypeVar
 
 from collector.logs import RateLimitedLog
 from collector.metrics import EXPORT_ERRORS
+from collector.stages import UNDELIVERED_AFTER_S
 
 logger = logging.getLogger(__name__)
 
@@ -90,20 +91,30 @@ class Held(Generic[T]):
         return len(self._held)
 
     @property
+    def delivering(self) -> bool:
+        """False once its endpoint has failed for `UNDELIVERED_AFTER_S` in a row."""
+        since = self._failing_since
+        return since is None or self._clock() - since < UNDELIVERED_AFTER_S
+
+    @property
     def saturated(self) -> bool:
         """Nine tenths full: the pipeline stops evaluating until the endpoint takes items again."""
         return len(self._held) >= self.max_held * 0.9
 
     def flush(self, timeout_s: float) -> bool:
-        """Send everything held; True when nothing is left (sent, refused, or given up after
-        `retry_for_s`)."""
+        """Send what was held when the flush began; True once it is all gone (sent, refused, or given
+        up after `retry_for_s`). Items added meanwhile wait for the next flush: under a steady stream
+        the hold is never empty, and a flush that waited for it to be would never confirm anything,
+        holding every commit until the stream stops."""
         deadline = self._clock() + timeout_s
         if not self._flush_lock.acquire(timeout=max(timeout_s, 0.0)):
             return False
         try:
-            while True:
+            with self._held_lock:
+                owed = len(self._held)
+            while owed > 0:
                 with self._held_lock:
-                    batch = list(islice(self._held, self.batch_size))
+                    batch = list(islice(self._held, min(self.batch_size, owed)))
                 if not batch:
                     return True
                 sent = self._sent(batch)
@@ -114,8 +125,10 @@ class Held(Generic[T]):
                         self._held.popleft()
                 if sent is Sent.REFUSED:
                     EXPORT_ERRORS.labels(self.exporter).inc(len(batch))
-                if self._clock() > deadline:
+                owed -= len(batch)
+                if owed > 0 and self._clock() > deadline:
                     return False
+            return True
         finally:
             self._flush_lock.release()
 

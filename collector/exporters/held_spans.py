@@ -55,6 +55,10 @@ class HeldSpanProcessor(SpanProcessor):
     def saturated(self) -> bool:
         return self._held.saturated
 
+    @property
+    def delivering(self) -> bool:
+        return self._held.delivering
+
     def force_flush(self, timeout_millis: int = 30_000) -> bool:
         return self._held.flush(timeout_millis / 1000)
 

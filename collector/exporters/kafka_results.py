@@ -200,6 +200,11 @@ class KafkaResultsExporter:
         """Nine tenths of `max_queued` wait for the broker: evaluation waits for it."""
         return self._writer.pending >= self.config.max_queued * 0.9
 
+    @property
+    def delivering(self) -> bool:
+        """False while a result has waited for the broker for over a minute (an outage, a stall)."""
+        return self._writer.delivering
+
     def force_flush(self, timeout_s: float = 10.0) -> bool:
         """True when every queued result was answered by the broker (failures are counted apart)."""
         if self._closed:

@@ -210,6 +210,10 @@ class OtelSpanExporter:
     def saturated(self) -> bool:
         return self._processor is not None and self._processor.saturated
 
+    @property
+    def delivering(self) -> bool:
+        return self._processor is None or self._processor.delivering
+
     def force_flush(self, timeout_s: float = 10.0) -> bool:
         return True if self._provider is None else self._provider.force_flush(int(timeout_s * 1000))
 

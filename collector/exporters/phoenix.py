@@ -20,7 +20,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
@@ -33,6 +32,7 @@ from collector.logs import RateLimitedLog
 from collector.records import RagRecord
 from collector.stages import Evaluation
 from collector.verdicts import VerdictLimits, verdict_documents
+from evaluators.redaction import without_credentials
 
 logger = logging.getLogger(__name__)
 
@@ -131,8 +131,7 @@ class PhoenixAnnotationExporter:
             raise ValueError("the Phoenix exporter needs phoenix.endpoint")
         self.config = config
         self.verdict_limits, self.hide_texts = verdicts or VerdictLimits(), hide_texts
-        parts = urlsplit(config.endpoint)
-        self._shown = f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}{parts.path}"  # no credentials
+        self._shown = without_credentials(config.endpoint)
         self._url = f"{config.endpoint}/v1/span_annotations"
         headers = {name: value.get_secret_value() for name, value in config.headers.items()}
         headers.setdefault("User-Agent", f"ragpulse/{__version__}")
@@ -194,6 +193,10 @@ class PhoenixAnnotationExporter:
     @property
     def saturated(self) -> bool:
         return self._held.saturated
+
+    @property
+    def delivering(self) -> bool:
+        return self._held.delivering
 
     def force_flush(self, timeout_s: float = 10.0) -> bool:
         return self._held.flush(timeout_s)

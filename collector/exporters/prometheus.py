@@ -4,8 +4,10 @@ Exemplars carry the trace and anchor span ids, so a point in Grafana opens its t
 become label values. Service and route go through their allow-lists, and their pairs through
 `labels.max_pairs`: fifty services times fifty routes would otherwise be 2,500 pairs of ~25 series
 per metric. The `version` label (the record field `labels.version_from` names) goes through a
-`VersionPolicy`: when a service's new version pushes out its least recently scored one, that
-version's series are removed, so a deploy always gets its own series and their number stays bounded.
+`VersionPolicy`: up to `labels.max_versions` active versions per service have their own label, a
+newcomer beyond them is `other`. No series is removed while it may change: only a version idle for
+`labels.version_idle_s` loses its series (Prometheus holds their final values), freeing its slot for the
+next deploy. So every count reaches /metrics under some label, and the series stay bounded.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ class PrometheusExporter:
         self._pairs: set[tuple[str, str]] = set()
         self._versions, self._version_from = versions or VersionPolicy(), version_from
         self._clock = clock
-        # (service, version) -> the (metric, route, outcome) series it has, to remove them on eviction
+        # (service, version) -> the (metric, route, outcome) series it has, to remove them once idle
         self._series: dict[tuple[str, str], set[tuple[str, str, str]]] = {}
         self._lock = threading.Lock()
 
@@ -57,25 +59,24 @@ class PrometheusExporter:
         return service, route
 
     def _version(self, service: str, record: RagRecord) -> str:
-        """The bounded `version` label; removes the series of a version it evicts."""
-        version, evicted = self._versions.bound(service, str(getattr(record, self._version_from, "") or ""))
-        if evicted is not None:
-            for metric, route, outcome in self._series.pop((service, evicted), ()):
+        """The bounded `version` label; removes the series of the service's versions gone idle."""
+        now = self._clock()
+        version, idle = self._versions.bound(service, str(getattr(record, self._version_from, "") or ""), now)
+        for gone in idle:
+            for metric, route, outcome in self._series.pop((service, gone), ()):
                 with contextlib.suppress(KeyError):
-                    EVALUATIONS.remove(metric, service, route, evicted, outcome)
+                    EVALUATIONS.remove(metric, service, route, gone, outcome)
                 with contextlib.suppress(KeyError):
-                    EVALUATION_SCORE.remove(metric, service, route, evicted)
+                    EVALUATION_SCORE.remove(metric, service, route, gone)
             with contextlib.suppress(KeyError):
-                VERSION_FIRST_SEEN.remove(service, evicted)
+                VERSION_FIRST_SEEN.remove(service, gone)
         if version not in _NOT_A_VERSION:
-            VERSION_FIRST_SEEN.labels(service, version).set(
-                self._versions.first_seen(service, version, self._clock())
-            )
+            VERSION_FIRST_SEEN.labels(service, version).set(self._versions.first_seen(service, version, now))
         return version
 
     def export(self, record: RagRecord, evaluations: Sequence[Evaluation]) -> None:
         exemplar = {"trace_id": record.trace_id, "span_id": record.anchor_span_id}
-        with self._lock:  # an eviction and a new series of the same version must not interleave
+        with self._lock:  # a removal and a new series of the same version must not interleave
             service, route = self._labels(record)
             version = self._version(service, record)
             series = self._series.setdefault((service, version), set())
@@ -96,6 +97,10 @@ class PrometheusExporter:
     @property
     def saturated(self) -> bool:
         return False
+
+    @property
+    def delivering(self) -> bool:
+        return True  # nothing leaves the process
 
     def shutdown(self) -> None:
         pass

@@ -3,10 +3,11 @@
 With a cascade, the offline judge scores first and only its doubtful grounding results (a
 verdict whose calibrated probability lies inside the band, or an error) go to the LLM judge;
 while the LLM judge's circuit is open the offline verdicts stand and the skipped escalations are
-counted. Metrics the offline judge cannot judge at all (criteria, conversations) go straight to
-the LLM judge; with its circuit open they are left to the offline judge, which says `unmeasured`.
-counted. A multi-modal metric the offline judge left unmeasured because the case holds images
-(it cannot see them) goes to the LLM judge as well: that is the judge that can.
+counted (`ragpulse_cascade_total{stage="escalation_skipped"}`). Metrics the offline judge cannot judge
+at all (criteria, conversations) go straight to the LLM judge; with its circuit open they are left to
+the offline judge, which says `unmeasured`. A multi-modal metric the offline judge left unmeasured
+because the case holds images (it cannot see them) goes to the LLM judge as well: that is the judge
+that can.
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from collections.abc import Sequence
 from collector.judging.breaker import CircuitBreaker
 from collector.judging.cases import to_test_case
 from collector.judging.scorers import CaseScorer
-from collector.metrics import CASCADE, DROPPED
+from collector.metrics import CASCADE, JUDGE_REPLY_MISMATCHES
 from collector.records import RagRecord
 from collector.stages import Evaluation, Outcome, Spend
 from evaluators import CaseResult, JudgeInfo, MetricResult, TestCase, failure_causes, passage_relevance
 from evaluators.images import image_positions
+from evaluators.judges.matching import MISMATCH_DETAIL
 from evaluators.metrics.registry import judged_offline
 
 _CASCADE_METRICS = frozenset({"faithfulness", "hallucination"})
@@ -49,8 +51,7 @@ class RecordEvaluator:
     ) -> tuple[list[Evaluation], Spend]:
         """`case`: the record's test case when the sampler already built it."""
         llm_allowed = self.breaker is None or self.breaker.allow(time.monotonic())
-        if not llm_allowed and self.escalate_to is None:  # the only judge is failing: skip, counted
-            DROPPED.labels("circuit_open").inc(len(metrics))
+        if not llm_allowed and self.escalate_to is None:  # the only judge is failing: the caller retries
             return [], Spend()
         case = case or to_test_case(record)
         llm_only = [m for m in metrics if not judged_offline(m)] if self.escalate_to and llm_allowed else []
@@ -72,19 +73,27 @@ class RecordEvaluator:
                 sum(n in _CASCADE_METRICS and n not in doubtful for n in results)
             )
             if doubtful and not llm_allowed:  # keep the offline verdicts; the escalation is skipped, counted
-                DROPPED.labels("circuit_open").inc(len(doubtful))
+                CASCADE.labels("escalation_skipped").inc(len(doubtful))
             elif doubtful:
                 CASCADE.labels("escalated").inc(len(doubtful))
                 second = await self.escalate_to.score(case, doubtful)
                 results.update({r.name: (r, self.escalate_to.info) for r in second.results})
                 spend = spend + _spend(second)
         scored = [result for result, _ in results.values()]
+        for result in scored:  # a judge reply that did not line up with the items (partly scored, or error)
+            if MISMATCH_DETAIL in result.details:
+                JUDGE_REPLY_MISMATCHES.labels(result.name).inc()
         causes = failure_causes(case, scored)
         relevance = tuple(passage_relevance(scored, len(case.retrieval_context or [])))
         evaluations = [
             _evaluation(result, info, causes.get(name), relevance) for name, (result, info) in results.items()
         ]
         return evaluations, spend
+
+    def unavailable(self, metrics: Sequence[str], reason: str) -> list[Evaluation]:
+        """`error` evaluations for metrics the judge never scored (its circuit stayed open)."""
+        judge = self.escalate_to or self.first
+        return [_evaluation(result, judge.info, None, ()) for result in judge.errors(metrics, reason)]
 
     def _doubtful(self, result: MetricResult, images: bool) -> bool:
         """Escalate when the offline judge is unsure of any verdict: its calibrated probability of

@@ -23,6 +23,7 @@ from evaluators import (
     Judge,
     JudgeInfo,
     Metric,
+    MetricResult,
     Outcome,
     TestCase,
     a_evaluate_case,
@@ -39,6 +40,10 @@ class CaseScorer(Protocol):
     info: JudgeInfo
 
     async def score(self, case: TestCase, metrics: Sequence[str]) -> CaseResult: ...
+
+    def errors(self, metrics: Sequence[str], reason: str) -> list[MetricResult]:
+        """`error` results for `metrics` that this judge could not score (threshold and direction kept)."""
+        ...
 
     def shutdown(self) -> None: ...
 
@@ -70,6 +75,9 @@ class JudgeOnLoop:
 
     async def score(self, case: TestCase, metrics: Sequence[str]) -> CaseResult:
         return await a_evaluate_case(case, self._metrics(metrics), self.judge, case_id=case.id)
+
+    def errors(self, metrics: Sequence[str], reason: str) -> list[MetricResult]:
+        return [m.outcome_result(Outcome.ERROR, reason) for m in self._metrics(metrics)]
 
     def shutdown(self) -> None:
         pass
@@ -126,10 +134,10 @@ class OfflineJudgePool:
                 logger.error("an offline judge worker process died; starting new ones")
                 self._executor = self._start()
             reason = "the offline judge's worker process died while scoring this case"
-            return CaseResult(
-                case_id=case.id or "",
-                results=[m.outcome_result(Outcome.ERROR, reason) for m in self._metrics(metrics)],
-            )
+            return CaseResult(case_id=case.id or "", results=self.errors(metrics, reason))
+
+    def errors(self, metrics: Sequence[str], reason: str) -> list[MetricResult]:
+        return [m.outcome_result(Outcome.ERROR, reason) for m in self._metrics(metrics)]
 
     def shutdown(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=True)

@@ -17,7 +17,6 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
@@ -26,6 +25,7 @@ from collector import __version__
 from collector.endpoints import base_url, sendable_headers
 from collector.logs import RateLimitedLog
 from collector.metrics import FORWARDED
+from evaluators.redaction import without_credentials
 
 if TYPE_CHECKING:  # otlp.py imports this module for its config
     from collector.receivers.otlp import Signal
@@ -100,8 +100,7 @@ class OtlpForwarder:
         if config.endpoint is None:
             raise ValueError("otlp.forward.endpoint is not set")
         self.config, self._endpoint = config, config.endpoint
-        parts = urlsplit(config.endpoint)
-        self._shown = f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}{parts.path}"  # no credentials
+        self._shown = without_credentials(config.endpoint)
         self._queue: deque[_Request] = deque()
         self._queued_bytes = 0
         self._cond = threading.Condition()

@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from collector.decode import DecodeError, Encoding
 from collector.logs import RateLimitedLog
-from collector.metrics import CONSUMER_LAG
+from collector.metrics import CONSUMER_COMMITTED_LAG, CONSUMER_LAG
 from collector.offsets import OffsetTracker, RecordAck
 from collector.receivers.otlp import Signal, count, dead_letter_source, decode_batch
 from collector.stages import DeadLetter, DeadLetterSink, Deliver, Received, internal_error_detail
@@ -103,6 +103,10 @@ class KafkaReceiver:
         self._consumer: KafkaConsumer | None = None
         self._assigned = False
         self._assignment: set[TopicPartition] = set()
+        # Per partition, the offset the group has committed (or the first one read since assignment):
+        # the committed lag is measured from it. Written on the consumer thread and kafka-python's I/O
+        # thread (an async commit's callback); a dict item assignment is atomic.
+        self._committed: dict[TopicPartition, int] = {}
         self._unreachable_since: float | None = None  # set on the consumer thread
         self._error_log = RateLimitedLog(interval_s=10.0)
         self._rejected_log = RateLimitedLog(interval_s=60.0)
@@ -193,6 +197,7 @@ class KafkaReceiver:
 
     def _handle(self, partition: TopicPartition, record: Any, deliver: Deliver) -> None:
         ack = self.tracker.track(partition, record.offset)  # one hold, handed to the pipeline with the spans
+        self._committed.setdefault(partition, record.offset)
         signal = Signal.LOGS if partition.topic == self.config.logs_topic else Signal.TRACES
         try:
             batch = decode_batch(
@@ -250,18 +255,28 @@ class KafkaReceiver:
         except Exception as exc:  # the broker or the coordinator is unavailable, a rebalance...
             self.tracker.restore(offsets)
             logger.warning("offset commit failed (%s); it is retried with the next one", exc)
+        else:
+            self._committed.update(offsets)
 
     def _committed_async(self, offsets: dict[TopicPartition, OffsetAndMetadata], response: Any) -> None:
         if isinstance(response, Exception):
             self.tracker.restore({tp: meta.offset for tp, meta in offsets.items()})
             logger.warning("offset commit failed (%s); it is retried with the next one", response)
+        else:
+            self._committed.update({tp: meta.offset for tp, meta in offsets.items()})
 
     def _report_lag(self, consumer: KafkaConsumer) -> None:
+        """Two lags per partition: from the position (what was read) and from the committed offset
+        (what is done). Only the second grows when commits wait on an exporter or a dead letter."""
         for partition in consumer.assignment():
             end = consumer.highwater(partition)
             if end is not None:
-                lag = max(0, end - consumer.position(partition))
-                CONSUMER_LAG.labels(partition.topic, str(partition.partition)).set(lag)
+                position = consumer.position(partition)
+                labels = (partition.topic, str(partition.partition))
+                CONSUMER_LAG.labels(*labels).set(max(0, end - position))
+                CONSUMER_COMMITTED_LAG.labels(*labels).set(
+                    max(0, end - self._committed.get(partition, position))
+                )
 
     def stop(self) -> None:
         """Stop polling, at once; records already delivered are still acknowledged and committed."""
@@ -287,8 +302,10 @@ class _Rebalance(ConsumerRebalanceListener):
         self.receiver.tracker.forget(revoked)
         self.receiver._on_assigned(self.receiver.assignment() - set(revoked))
         for partition in revoked:
-            with contextlib.suppress(KeyError):
-                CONSUMER_LAG.remove(partition.topic, str(partition.partition))
+            self.receiver._committed.pop(partition, None)
+            for gauge in (CONSUMER_LAG, CONSUMER_COMMITTED_LAG):
+                with contextlib.suppress(KeyError):
+                    gauge.remove(partition.topic, str(partition.partition))
 
     def on_partitions_assigned(self, assigned: Any) -> None:
         self.receiver._on_assigned(set(assigned))

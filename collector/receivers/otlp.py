@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from collector.decode import DecodeError, Encoding, decode, decode_logs, decompress
 from collector.logs import RateLimitedLog
-from collector.metrics import LOG_RECORDS_RECEIVED, SPANS_RECEIVED
+from collector.metrics import LOG_RECORDS_RECEIVED, RECEIVER_REJECTED, SPANS_RECEIVED, RejectReason
 from collector.offsets import NoAck
 from collector.receivers.forward import ForwardConfig, OtlpForwarder
 from collector.spans import LogEvent, Span, flatten, flatten_logs
@@ -65,9 +65,24 @@ class OtlpConfig(BaseModel):
     max_connections: int = Field(
         1000, ge=1, description="OTLP/HTTP connections at once; beyond it 503 (exporters retry)."
     )
+    max_connections_per_client: int | None = Field(
+        None,
+        ge=1,
+        description="OTLP/HTTP connections at once from one client address (an IPv6 client by its /64); "
+        "beyond it 503, without taking any of `max_connections`. Unset: a quarter of `max_connections`, "
+        "at least 16.",
+    )
     forward: ForwardConfig = Field(
         default_factory=ForwardConfig, description="Accepted requests also go on to this OTLP endpoint."
     )
+
+    @property
+    def connections_per_client(self) -> int:
+        """A quarter: one address (a flood, or a client gone wrong) leaves three quarters of the slots
+        to the others, yet a legitimate crowd behind one address fits (every app of a pod on loopback,
+        the pods of a node behind SNAT, a Collector's exporter queue); 16 for a small `max_connections`."""
+        chosen = self.max_connections_per_client or max(16, self.max_connections // 4)
+        return min(chosen, self.max_connections)
 
 
 class Signal(StrEnum):
@@ -117,6 +132,13 @@ def count(batch: Batch, source: str) -> None:
         LOG_RECORDS_RECEIVED.labels(source).inc(len(batch.logs))
 
 
+def count_rejected(receiver: str, outcome: RequestOutcome) -> None:
+    """A request the intake refused, in `ragpulse_receiver_rejected_total` (a 500 is ours, not counted)."""
+    reason = _REJECT_REASONS.get(outcome)
+    if reason is not None:
+        RECEIVER_REJECTED.labels(receiver, reason).inc()
+
+
 def dead_letter_source(source: str, signal: Signal) -> str:
     """The `ragpulse.source` header: a logs payload says so, since it decodes as another message."""
     return source if signal is Signal.TRACES else f"{source}/logs"
@@ -130,6 +152,13 @@ class RequestOutcome(StrEnum):
     INTERNAL = "internal"  # a bug of ours: HTTP 500, gRPC INTERNAL
     UNAVAILABLE = "unavailable"  # stopping, retry later or elsewhere: HTTP 503, gRPC UNAVAILABLE
 
+
+_REJECT_REASONS: dict[RequestOutcome, RejectReason] = {
+    RequestOutcome.INVALID: "bad_body",
+    RequestOutcome.TOO_LARGE: "too_large",
+    RequestOutcome.TIMEOUT: "timeout",
+    RequestOutcome.UNAVAILABLE: "shutting_down",
+}
 
 # google.rpc.Code numbers, for the Status body of an HTTP error (the OTLP/HTTP spec asks for one).
 _RPC_CODES = {

@@ -8,6 +8,11 @@ gzip included), UNAVAILABLE while stopping (retryable), INTERNAL for a bug of ou
 The methods are registered with no request deserializer: grpc would answer a message it cannot
 parse with INTERNAL, and the original bytes would be gone; decoding ourselves gives the spec's
 INVALID_ARGUMENT and a dead letter holding exactly what the client sent.
+
+Refusals move `ragpulse_receiver_rejected_total{receiver="otlp_grpc",reason}`: bad_body
+(INVALID_ARGUMENT), too_large (RESOURCE_EXHAUSTED from our decoder) and shutting_down (UNAVAILABLE).
+A message over `max_body_bytes` on the wire is refused by grpc's core before any code of ours runs,
+and grpcio has no connection cap to count: neither is in that counter.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 from collector.decode import Encoding
 from collector.http_server import PortUnavailable
 from collector.receivers.forward import OtlpForwarder
-from collector.receivers.otlp import OtlpConfig, OtlpIntake, RequestOutcome, Signal
+from collector.receivers.otlp import OtlpConfig, OtlpIntake, RequestOutcome, Signal, count_rejected
 from collector.stages import DeadLetterSink, Deliver
 
 logger = logging.getLogger(__name__)
@@ -104,10 +109,12 @@ class OtlpGrpcReceiver:
     def _handler(self, signal: Signal) -> Callable[[bytes, grpc.ServicerContext], Message]:
         def export(request: bytes, context: grpc.ServicerContext) -> Message:
             if not self._accepting or self._deliver is None:
+                count_rejected(self.name, RequestOutcome.UNAVAILABLE)
                 context.abort(grpc.StatusCode.UNAVAILABLE, "shutting down")
             assert self._deliver is not None
             result = self._intake.export(signal, request, Encoding.OTLP_PROTO, self._deliver)
             if result.outcome is not RequestOutcome.ACCEPTED:
+                count_rejected(self.name, result.outcome)
                 context.abort(_CODES[result.outcome], result.message)
             return result.response(signal)
 

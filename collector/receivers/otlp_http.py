@@ -7,7 +7,10 @@ Answers follow the OTLP/HTTP spec: 200 with an Export*ServiceResponse in the req
 malformed Content-Length (not retryable; the body is dead-lettered), 408 for a body not sent within
 `otlp.request_timeout_s`, 413 over the size limit, 415 for other content types, 404/405 for other
 paths/methods, 500 for a bug of ours (dead-lettered), 503 while stopping or over
-`otlp.max_connections` (retryable). Error bodies are a `google.rpc.Status` in the request's encoding.
+`otlp.max_connections` / `otlp.max_connections_per_client` (retryable). Error bodies are a
+`google.rpc.Status` in the request's encoding. Every 400/408/413/415/503 moves
+`ragpulse_receiver_rejected_total{receiver="otlp",reason}` (`collector.http_guard` counts the
+connection-level ones), so a flood or a broken exporter shows on /metrics, not only in its own logs.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from typing import get_args
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -24,8 +28,17 @@ from starlette.routing import Route
 
 from collector.decode import Encoding
 from collector.http_server import HttpServer
+from collector.metrics import RECEIVER_REJECTED, RejectReason
 from collector.receivers.forward import OtlpForwarder
-from collector.receivers.otlp import ExportResult, OtlpConfig, OtlpIntake, RequestOutcome, Signal, serialize
+from collector.receivers.otlp import (
+    ExportResult,
+    OtlpConfig,
+    OtlpIntake,
+    RequestOutcome,
+    Signal,
+    count_rejected,
+    serialize,
+)
 from collector.stages import DeadLetterSink, Deliver
 
 logger = logging.getLogger(__name__)
@@ -64,7 +77,11 @@ class OtlpHttpReceiver:
             setting="--otlp-port (RAGPULSE_OTLP__PORT)",
             header_timeout_s=config.request_timeout_s,
             max_connections=config.max_connections,
+            max_connections_per_client=config.connections_per_client,
+            receiver=self.name,
         )
+        for reason in get_args(RejectReason):  # every series from the start: rate() needs a zero
+            RECEIVER_REJECTED.labels(self.name, reason)
 
     @property
     def port(self) -> int:
@@ -100,13 +117,13 @@ class OtlpHttpReceiver:
         if not self._accepting or self._deliver is None:
             return _error(ExportResult(RequestOutcome.UNAVAILABLE, message="shutting down"), encoding)
         if encoding is None:
+            RECEIVER_REJECTED.labels(self.name, "bad_content_type").inc()
             return PlainTextResponse("use application/x-protobuf or application/json", 415)
         limit = self.config.max_body_bytes
         declared = request.headers.get("content-length")
         if declared is not None and not declared.strip().isdigit():
-            return _error(
-                ExportResult(RequestOutcome.INVALID, message=f"bad Content-Length {declared!r}"), encoding
-            )
+            message = f"bad Content-Length {declared!r}"
+            return _error(ExportResult(RequestOutcome.INVALID, message=message), encoding, "bad_framing")
         if declared is not None and int(declared) > limit:
             return _error(
                 ExportResult(RequestOutcome.TOO_LARGE, message=f"body over {limit} bytes"), encoding
@@ -114,7 +131,7 @@ class OtlpHttpReceiver:
         try:
             async with asyncio.timeout(self.config.request_timeout_s):
                 body = await _read_body(request, limit)
-        except ClientDisconnect:
+        except ClientDisconnect:  # not counted: nobody reads this, and h11 counted any bad framing
             return PlainTextResponse("client disconnected", 400)
         except TimeoutError:
             message = f"body not received within {self.config.request_timeout_s:g}s"
@@ -156,7 +173,12 @@ async def _read_body(request: Request, limit: int) -> bytes | None:
     return b"".join(chunks)
 
 
-def _error(result: ExportResult, encoding: Encoding | None) -> Response:
+def _error(result: ExportResult, encoding: Encoding | None, reason: RejectReason | None = None) -> Response:
+    """The error answer, counted (under `reason`, else the one its outcome implies)."""
+    if reason is not None:
+        RECEIVER_REJECTED.labels(OtlpHttpReceiver.name, reason).inc()
+    else:
+        count_rejected(OtlpHttpReceiver.name, result.outcome)
     status = _HTTP_STATUS[result.outcome]
     if encoding is None:
         return PlainTextResponse(result.message, status)

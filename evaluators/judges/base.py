@@ -42,13 +42,39 @@ VerdictValue = Literal["yes", "no", "idk"]
 
 
 @dataclass(frozen=True, slots=True)
+class ReplyMismatch:
+    """A judge reply whose verdicts did not line up with the items asked about (`judges.matching`).
+
+    Weak models skip an item, judge one twice or answer in their own order. Each verdict echoes the
+    item it is about, so what can be placed is used and only the rest is lost: rather than failing
+    the whole metric, or counting a verdict against the wrong item.
+    """
+
+    items: int  # items asked about
+    unjudged: tuple[int, ...] = ()  # positions of the items no verdict was placed on
+    ignored: int = 0  # verdicts about no item asked (an index beyond them, a repeat, no echo to go by)
+    reordered: bool = False  # verdicts in another order than the items, placed by what they echo
+
+    @property
+    def judged(self) -> int:
+        return self.items - len(self.unjudged)
+
+
+@dataclass(frozen=True, slots=True)
 class Verdict:
-    """One verdict on one item. `supporting_ids` are 0-based indexes into the references."""
+    """One verdict on one item. `supporting_ids` are 0-based indexes into the references.
+
+    `judged=False` marks a placeholder for an item the judge's reply held no verdict for: it keeps
+    the item's place in the list (one verdict per item, in order) and no score may count it.
+    `mismatch` is set on every verdict of a reply that did not line up with its items.
+    """
 
     verdict: VerdictValue
     reason: str = ""
     supporting_ids: tuple[int, ...] = ()
     confidence: float | None = None  # calibrated P(verdict), when the judge knows it (offline judge)
+    judged: bool = True
+    mismatch: ReplyMismatch | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +126,15 @@ class JudgeError(Exception):
     """The judge could not produce a valid answer (after its retries). Metrics report `error`."""
 
 
+class ReplyMismatchError(JudgeError):
+    """The judge's verdicts could not be used: none was about an item asked, or the metric scores only
+    complete lists. Metrics report `error`, and the mismatch is counted like a partial one."""
+
+    def __init__(self, message: str, mismatch: ReplyMismatch) -> None:
+        super().__init__(message)
+        self.mismatch = mismatch
+
+
 @dataclass(frozen=True, slots=True)
 class JudgeInfo:
     """Who judged: goes into Prometheus labels (`judge`, `model`) and evaluation spans."""
@@ -124,7 +159,8 @@ class Judge(Protocol):
     async def verdicts(
         self, items: Sequence[str], references: Sequence[str], task: VerdictTask, *, sample: int = 0
     ) -> list[Verdict]:
-        """One verdict per item, in order, in ONE judge call. `sample` varies repeated votes."""
+        """One verdict per item, in order, in ONE judge call. `sample` varies repeated votes. An item
+        the judge's reply left without a verdict gets a placeholder (`Verdict.judged` False)."""
         ...
 
     async def questions(self, answer: str, n: int = 3) -> Questions:

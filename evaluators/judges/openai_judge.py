@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 import openai
 
 from evaluators.images import image_url, is_image
-from evaluators.judges import prompts
+from evaluators.judges import matching, prompts
 from evaluators.judges.accounting import DEFAULT_PRICES, CallRecord, Price
 from evaluators.judges.base import (
     ExtractKind,
@@ -28,7 +28,7 @@ from evaluators.judges.base import (
     VerdictCheck,
     VerdictTask,
 )
-from evaluators.judges.replies import TokenLogprobs, UserContent
+from evaluators.judges.replies import InvalidReplyError, TokenLogprobs, UserContent
 from evaluators.judges.schemas import (
     ChecksReply,
     ItemsReply,
@@ -40,6 +40,7 @@ from evaluators.judges.schemas import (
     VerdictsReply,
 )
 from evaluators.judges.transport import ChatTransport, StructuredMode
+from evaluators.redaction import guard_logs, remember, url_credentials, without_credentials
 
 _CHECK_NAMES = "ABCDEFGH"
 
@@ -71,7 +72,10 @@ class OpenAIJudge:
             # Local servers (vLLM, Ollama, llama.cpp) ignore the key but the client insists on one.
             api_key = os.environ.get(api_key_env) or "unset"
             client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0)
-        self.info = JudgeInfo(judge=name, model=model, extra={"base_url": str(client.base_url)})
+        url = str(client.base_url)
+        remember(url_credentials(url))  # its user:pass goes out as Basic auth: scrubbed from all output
+        guard_logs()  # httpx names the URL, userinfo included, in a log line per request
+        self.info = JudgeInfo(judge=name, model=model, extra={"base_url": without_credentials(url)})
         self.embedding_model = embedding_model
         self.use_logprobs = use_logprobs
         self.vote_temperature = vote_temperature
@@ -122,18 +126,20 @@ class OpenAIJudge:
             ]
         )
 
-        def check(reply: VerdictsReply) -> str | None:
-            return _count_problem(len(reply.verdicts), len(items), "verdicts")
-
-        reply = await self._transport.structured(
-            f"verdicts_{task.value}",
-            prompts.SYSTEM_PROMPT,
-            user,
-            VerdictsReply,
-            check=check,
-            temperature=self.vote_temperature if sample else 0.0,
-        )
-        return [_verdict(v, len(references)) for v in reply.value.verdicts]
+        matcher = matching.Matcher(items)  # a verdict goes to the item it names, not its place in the list
+        try:
+            reply = await self._transport.structured(
+                f"verdicts_{task.value}",
+                prompts.SYSTEM_PROMPT,
+                user,
+                VerdictsReply,
+                check=matcher.check,
+                tolerate=matcher.usable,
+                temperature=self.vote_temperature if sample else 0.0,
+            )
+        except InvalidReplyError as error:
+            raise matcher.error(error) from None
+        return matcher.verdicts(reply.value, len(references))
 
     async def verdicts_multi(
         self, items: Sequence[str], checks: Sequence[VerdictCheck]
@@ -158,23 +164,19 @@ class OpenAIJudge:
             lines.append(f"REFERENCES_{name}:\n{prompts.fence(f'REFERENCES_{name}', list(references))}")
         lines.append(f"ITEMS:\n{prompts.fence('ITEMS', list(items))}")
 
-        def check(reply: ChecksReply) -> str | None:
-            return _count_problem(len(reply.items), len(items), "items") or next(
-                (
-                    _count_problem(len(entry.verdicts), len(checks), f"verdicts in item {i}")
-                    for i, entry in enumerate(reply.items)
-                    if len(entry.verdicts) != len(checks)
-                ),
-                None,
+        matcher = matching.Matcher(items, len(checks))
+        try:
+            reply = await self._transport.structured(
+                "checks",
+                prompts.SYSTEM_PROMPT,
+                "\n".join(lines),
+                ChecksReply,
+                check=matcher.check,
+                tolerate=matcher.usable,
             )
-
-        reply = await self._transport.structured(
-            "checks", prompts.SYSTEM_PROMPT, "\n".join(lines), ChecksReply, check=check
-        )
-        return [
-            [_verdict(entry.verdicts[c], len(references)) for entry in reply.value.items]
-            for c, (references, _task) in enumerate(checks)
-        ]
+        except InvalidReplyError as error:
+            raise matcher.error(error) from None
+        return matcher.check_verdicts(reply.value, checks)
 
     async def extract_verdicts(
         self, text: str, kind: ExtractKind, references: Sequence[str], task: VerdictTask
@@ -192,7 +194,7 @@ class OpenAIJudge:
             f"{kind.value}_{task.value}", prompts.SYSTEM_PROMPT, user, JudgedItemsReply
         )
         return [
-            (entry.item.strip(), _verdict(entry, len(references)))
+            (entry.item.strip(), matching.to_verdict(entry, len(references)))
             for entry in reply.value.items
             if entry.item.strip()
         ]
@@ -228,7 +230,7 @@ class OpenAIJudge:
         reply = await self._transport.structured(
             f"visual_{task.value}", prompts.SYSTEM_PROMPT, user, VerdictReply
         )
-        return _verdict(reply.value, len(references))
+        return matching.to_verdict(reply.value, len(references))
 
     async def questions(self, answer: str, n: int = 3) -> Questions:
         user = "\n".join(
@@ -285,15 +287,6 @@ class OpenAIJudge:
         if not texts:
             return []
         return await self._transport.embed(texts, self.embedding_model)
-
-
-def _verdict(reply: VerdictReply, n_references: int) -> Verdict:
-    ids = tuple(sorted({i for i in reply.ids if 0 <= i < n_references}))
-    return Verdict(verdict=reply.verdict, reason=reply.reason.strip(), supporting_ids=ids)
-
-
-def _count_problem(got: int, expected: int, what: str) -> str | None:
-    return None if got == expected else f"expected exactly {expected} {what}, got {got}"
 
 
 _SCORE_FIELD = re.compile(r'"score"\s*:\s*(\d+)')

@@ -167,8 +167,12 @@ def visual_instruction(task: VerdictTask) -> str:
 
 
 def verdict_rules() -> str:
-    """One verdict per item, and what its reason says (short, or chain of thought)."""
-    return f"One verdict per item, in item order. {instruction('reason', REASON_RULE)}"
+    """One verdict per item, naming its item by index (so a skipped or reordered item cannot shift the
+    others onto the wrong items), and what its reason says (short, or chain of thought)."""
+    return (
+        "One verdict per item, in item order; index: the item's 0-based position in ITEMS. "
+        f"{instruction('reason', REASON_RULE)}"
+    )
 
 
 def fence(name: str, value: str | Sequence[str] | Mapping[str, str]) -> str:

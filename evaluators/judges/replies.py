@@ -12,7 +12,19 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from evaluators.judges.base import JudgeError
+
 M = TypeVar("M", bound=BaseModel)
+
+
+class InvalidReplyError(JudgeError):
+    """The reply still failed validation after the repair turn. `value`: the reply, when it parsed
+    (it failed the caller's check), so the caller can say what was wrong with it."""
+
+    def __init__(self, message: str, value: BaseModel | None) -> None:
+        super().__init__(message)
+        self.value = value
+
 
 # A user message's content: text, or OpenAI content parts ({"type": "text", "text": ...},
 # {"type": "image_url", "image_url": {"url": ...}}) when images go along.
@@ -52,13 +64,13 @@ class TimedResponse:
 def validate_reply(
     content: str, reply_model: type[M], check: Callable[[M], str | None] | None
 ) -> tuple[M | None, str | None]:
-    """(value, None) for a reply that parses and passes `check`; (None, what is wrong) for the repair turn."""
+    """(value, what is wrong or None): the value is None when the reply does not parse; one that parses
+    but fails `check` comes with the problem, for the repair turn and for a caller that can use it."""
     try:
         value = reply_model.model_validate_json(content)
     except ValidationError as error:
         return None, short_error(error)
-    problem = check(value) if check else None
-    return (value, None) if problem is None else (None, problem)
+    return value, check(value) if check else None
 
 
 def token_logprobs(response: Any) -> TokenLogprobs | None:
@@ -74,7 +86,7 @@ def token_logprobs(response: Any) -> TokenLogprobs | None:
     )
 
 
-def short_error(error: Exception, limit: int = 300) -> str:
+def short_error(error: Exception | str, limit: int = 300) -> str:
     """An error on one line, cut to `limit` characters: what a verdict's reason or a log line shows."""
     text = " ".join(str(error).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."

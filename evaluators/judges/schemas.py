@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 
 class _Reply(BaseModel):
     model_config = ConfigDict(extra="ignore")
+
+
+_ECHOED_TEXT = AliasChoices("item", "claim", "statement", "passage", "text")
 
 
 class ItemsReply(_Reply):
@@ -21,14 +25,34 @@ class VerdictReply(_Reply):
     ids: list[int] = []
 
 
+class _Echo(_Reply):
+    """Which item a verdict is about (`judges.matching` places it by this, not by its position).
+
+    The schema asks for the item's 0-based `index`: a few tokens. Its text is read when a model
+    writes it (in JSON mode, under a name of its choosing) but never asked for: it costs as many
+    completion tokens as the item itself.
+    """
+
+    index: int = -1  # -1: not given
+    item: SkipJsonSchema[str] = Field("", validation_alias=_ECHOED_TEXT)
+
+
+class ItemVerdict(VerdictReply, _Echo):
+    pass
+
+
 class VerdictsReply(_Reply):
-    verdicts: list[VerdictReply]
+    verdicts: list[ItemVerdict]
+
+
+class CheckedItem(_Echo):
+    verdicts: list[VerdictReply]  # one per check, in check order
 
 
 class ChecksReply(_Reply):
     """verdicts_multi: for each item, one verdict per check, in check order."""
 
-    items: list[VerdictsReply]
+    items: list[CheckedItem]
 
 
 class JudgedItem(VerdictReply):

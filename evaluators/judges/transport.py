@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import re
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
@@ -26,6 +25,7 @@ from evaluators.judges.base import JudgeError
 from evaluators.judges.cache import ReplyCache, request_key
 from evaluators.judges.prompts import schema_hint
 from evaluators.judges.replies import (
+    InvalidReplyError,
     StructuredReply,
     TimedResponse,
     UserContent,
@@ -35,6 +35,7 @@ from evaluators.judges.replies import (
     validate_reply,
 )
 from evaluators.judges.schemas import strict_schema
+from evaluators.redaction import redact, url_credentials
 
 log = logging.getLogger(__name__)
 
@@ -83,12 +84,15 @@ class ChatTransport:
         reply_model: type[M],
         *,
         check: Callable[[M], str | None] | None = None,
+        tolerate: Callable[[M], bool] | None = None,
         logprobs: bool = False,
         temperature: float = 0.0,
     ) -> StructuredReply:
         """One validated reply of `reply_model` (plus token log-probs when asked and available).
 
-        `user` is the prompt text, or a list of content parts when images go along (vision).
+        `user` is the prompt text, or a list of content parts when images go along (vision). A reply
+        that still fails `check` after the repair turn is returned all the same when `tolerate`
+        accepts it (a verdict list the caller can partly use); otherwise `InvalidReplyError`.
         """
         key = request_key([self.model, system, user, reply_model.__name__, logprobs, temperature])
         cached = self.cache.get(key)
@@ -138,9 +142,10 @@ class ChatTransport:
             )
             content = response.content
             value, problem = validate_reply(content, reply_model, check)
-            if problem is not None:
+            if problem is not None and not (value is not None and tolerate is not None and tolerate(value)):
                 self._account_response(operation, response, "invalid_output")
-                raise JudgeError(f"{operation}: invalid judge output after one repair: {problem}")
+                message = f"{operation}: invalid judge output after one repair: {problem}"
+                raise InvalidReplyError(message, value)
         self._account_response(operation, response, "ok")
         reply = StructuredReply(value, content, token_logprobs(response.response))
         self.cache.put(key, reply)
@@ -243,7 +248,7 @@ class ChatTransport:
                 return await call(), time.monotonic() - started, attempt
             except openai.BadRequestError as error:
                 self._failed(operation, model, "bad_request", started, attempt)
-                raise _Rejected(self._scrub(short_error(error))) from None
+                raise _Rejected(short_error(self._scrub(str(error)))) from None
             except openai.RateLimitError as error:
                 outcome, retry_after = "rate_limited", _retry_after(error)
             except openai.APITimeoutError:
@@ -254,7 +259,7 @@ class ChatTransport:
                 if error.status_code < 500 and error.status_code not in (408, 409):
                     self._failed(operation, model, "client_error", started, attempt)
                     raise JudgeError(
-                        f"{operation}: HTTP {error.status_code}: {self._scrub(short_error(error))}"
+                        f"{operation}: HTTP {error.status_code}: {short_error(self._scrub(str(error)))}"
                     ) from None
                 outcome = "server_error"
             self._failed(operation, model, outcome, started, attempt)
@@ -268,12 +273,12 @@ class ChatTransport:
         self.ledger.add(CallRecord(self.judge_name, model, operation, outcome, latency, attempt=attempt))
 
     def _scrub(self, text: str) -> str:
-        """An error body may quote the credentials (some gateways echo the Authorization header):
-        never let the key reach a reason, a log line, a results document or a span attribute."""
+        """An error body may quote the credentials (some gateways echo the Authorization header: the
+        key as Bearer, a URL's user:pass as Basic): never let them reach a reason, a log line, a results
+        document or a span attribute. Scrubbed before it is cut, so no half of a secret survives."""
         key = getattr(self.client, "api_key", None)
-        if isinstance(key, str) and len(key) >= 4:
-            text = text.replace(key, "[redacted]")
-        return _CREDENTIALS.sub(lambda m: (m.group(1) or "") + "[redacted]", text)
+        keys = [key] if isinstance(key, str) else []
+        return redact(text, [*keys, *url_credentials(str(getattr(self.client, "base_url", "")))])
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
@@ -309,7 +314,3 @@ def _retry_after(error: openai.APIStatusError) -> float | None:
         return max(0.0, float(value)) if value is not None else None
     except ValueError:
         return None
-
-
-# Bearer tokens and OpenAI-style keys (sk-...), wherever an error body quotes them.
-_CREDENTIALS = re.compile(r"(?i)\b(bearer\s+)\S+|\bsk-[A-Za-z0-9_\-]{8,}")

@@ -17,9 +17,11 @@ from typing import Any, ClassVar, Literal, TypedDict, Unpack, cast
 
 from evaluators.case import CaseField, MissingFieldError, TestCase
 from evaluators.judges.accounting import usage_scope
-from evaluators.judges.base import Judge, JudgeError, Usage, Verdict
+from evaluators.judges.base import Judge, JudgeError, ReplyMismatchError, Usage, Verdict
+from evaluators.judges.matching import mismatch_scope, note_mismatch
 from evaluators.judges.prompts import COT_REASON_RULE, instruction_overrides
 from evaluators.metrics.text_only import without_images
+from evaluators.metrics.unjudged import mismatch_details, mismatch_note, unjudged_record
 from evaluators.result import MetricResult, Outcome, VerdictRecord
 from evaluators.scores import UndefinedScoreError, passes, strict_score
 from evaluators.session import JudgeSession
@@ -41,7 +43,10 @@ def record(
     kind: str, item: str, verdict: Verdict, check: str = "", *, source_ids: Sequence[int] = ()
 ) -> VerdictRecord:
     """The verdict as a result keeps it. `source_ids` are given here rather than set on a copy
-    afterwards: a pydantic `model_copy` per statement was 1% of an offline record's time."""
+    afterwards: a pydantic `model_copy` per statement was 1% of an offline record's time. A
+    placeholder for an item the judge gave no verdict for is kept as `unmeasured`."""
+    if not verdict.judged:
+        return unjudged_record(kind, item, check, source_ids)
     return VerdictRecord(
         kind=kind,
         item=item,
@@ -138,15 +143,22 @@ class Metric(ABC):
             session = JudgeSession(chosen if chosen is not None else cast(Judge, _NoJudge()))
         started = time.monotonic()
         outcome: Outcome | None
-        with usage_scope() as usage, instruction_overrides(self.template):
+        with usage_scope() as usage, mismatch_scope() as mismatches, instruction_overrides(self.template):
             try:
                 scored = await self._score(case, session)
+            except ReplyMismatchError as error:  # every metric that asked for the reply counts it
+                note_mismatch(error.mismatch)
+                scored, outcome = Scored(None, f"judge error: {error}"), Outcome.ERROR
             except JudgeError as error:
                 scored, outcome = Scored(None, f"judge error: {error}"), Outcome.ERROR
             except UndefinedScoreError as error:
                 scored, outcome = Scored(None, f"unmeasured: {error}"), Outcome.UNMEASURED
             else:
                 outcome = None
+        if mismatches:  # the judge's replies did not line up with the items: say what was judged
+            scored.details.update(mismatch_details(mismatches))
+            note = mismatch_note(scored.verdicts, mismatches) if scored.score is not None else ""
+            scored.reason = f"{scored.reason}; {note}" if scored.reason and note else scored.reason or note
         result = self._result(scored, outcome, usage.copy(), time.monotonic() - started)
         if self.verbose:
             log.info(

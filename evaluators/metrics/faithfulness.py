@@ -21,6 +21,7 @@ from evaluators.metrics.base import (
     listing,
     record,
 )
+from evaluators.metrics.unjudged import judged
 from evaluators.session import JudgeSession
 
 FaithfulnessMode = Literal["entailment", "contradiction"]
@@ -73,15 +74,16 @@ class Faithfulness(ReasonedMetric):
             if not references:
                 raise scores.UndefinedScoreError("the retrieval context states no truths")
         task = VerdictTask.SUPPORTED if self.mode == "entailment" else VerdictTask.CONTRADICTED
-        verdicts = await session.verdicts(claims, references, task)
+        verdicts = await session.verdicts(claims, references, task, partial=True)
+        pairs = judged(claims, verdicts)
         if self.mode == "entailment":
-            faithful = [v.verdict == "yes" for v in verdicts]
+            faithful = [v.verdict == "yes" for _, v in pairs]
         else:
-            faithful = [v.verdict != "yes" for v in verdicts]
+            faithful = [v.verdict != "yes" for _, v in pairs]
         score = scores.verdict_ratio(faithful)
-        failing = [claim for claim, ok in zip(claims, faithful, strict=True) if not ok]
+        failing = [claim for (claim, _), ok in zip(pairs, faithful, strict=True) if not ok]
         word = "supported" if self.mode == "entailment" else "not contradicted"
-        reason = f"{sum(faithful)} of {len(claims)} claims {word} by the context"
+        reason = f"{sum(faithful)} of {len(faithful)} claims {word} by the context"
         if failing:
             reason += f"; not: {listing(failing)}"
         return Scored(
@@ -121,10 +123,10 @@ class Hallucination(Metric):
         claims = await session.answer_claims(case)
         if not claims:
             raise scores.UndefinedScoreError(NO_CLAIMS)
-        verdicts = await session.verdicts(contexts, claims, VerdictTask.CONTRADICTED)
-        contradicted = [v.verdict == "yes" for v in verdicts]
+        verdicts = await session.verdicts(contexts, claims, VerdictTask.CONTRADICTED, partial=True)
+        contradicted = [v.verdict == "yes" for _, v in judged(contexts, verdicts)]
         score = scores.verdict_ratio(contradicted)
-        reason = f"the answer contradicts {sum(contradicted)} of {len(contexts)} reference contexts{note}"
+        reason = f"the answer contradicts {sum(contradicted)} of {len(contradicted)} reference contexts{note}"
         return Scored(
             score,
             reason,

@@ -13,6 +13,7 @@ from evaluators import scores
 from evaluators.case import CaseField, TestCase
 from evaluators.judges.base import ExtractKind, VerdictTask
 from evaluators.metrics.base import Metric, MetricOptions, ReasonedMetric, Scored, listing, record
+from evaluators.metrics.unjudged import judged
 from evaluators.result import VerdictRecord
 from evaluators.session import JudgeSession
 
@@ -28,10 +29,11 @@ class AnswerRelevancy(ReasonedMetric):
         statements = await session.answer_claims(case) or await self._factless_statements(case, session)
         if not statements:
             raise scores.UndefinedScoreError("the answer has no statements to judge")
-        verdicts = await session.verdicts(statements, [case.input or ""], VerdictTask.RELEVANT)
-        relevant = [v.verdict != "no" for v in verdicts]
-        irrelevant = [s for s, ok in zip(statements, relevant, strict=True) if not ok]
-        reason = f"{sum(relevant)} of {len(statements)} statements address the question"
+        verdicts = await session.verdicts(statements, [case.input or ""], VerdictTask.RELEVANT, partial=True)
+        pairs = judged(statements, verdicts)
+        relevant = [v.verdict != "no" for _, v in pairs]
+        irrelevant = [s for (s, _), ok in zip(pairs, relevant, strict=True) if not ok]
+        reason = f"{sum(relevant)} of {len(relevant)} statements address the question"
         if irrelevant:
             reason += f"; off-topic: {listing(irrelevant)}"
         return Scored(

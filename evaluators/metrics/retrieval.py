@@ -15,6 +15,7 @@ from evaluators import scores
 from evaluators.case import CaseField, TestCase
 from evaluators.judges.base import ExtractKind, VerdictTask
 from evaluators.metrics.base import Metric, ReasonedMetric, Scored, listing, record
+from evaluators.metrics.unjudged import judged
 from evaluators.result import VerdictRecord
 from evaluators.session import JudgeSession
 
@@ -30,13 +31,15 @@ class ContextualPrecision(Metric):
 
     async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
         nodes = list(case.retrieval_context or [])
-        verdicts = await session.verdicts(nodes, [self.reference(case)], VerdictTask.USEFUL)
-        relevance = [v.verdict == "yes" for v in verdicts]
-        ranks = [k for k, relevant in enumerate(relevance, start=1) if relevant]
+        verdicts = await session.verdicts(nodes, [self.reference(case)], VerdictTask.USEFUL, partial=True)
+        # Ranked among the nodes judged; the reason names their ranks in the full list.
+        ranked = judged(range(1, len(nodes) + 1), verdicts)
+        relevance = [v.verdict == "yes" for _, v in ranked]
+        ranks = [k for k, v in ranked if v.verdict == "yes"]
         reason = (
             f"useful nodes at ranks {ranks} of {len(nodes)}"
             if ranks
-            else f"none of the {len(nodes)} nodes is useful"
+            else f"none of the {len(relevance)} nodes is useful"
         )
         return Scored(
             scores.contextual_precision(relevance),

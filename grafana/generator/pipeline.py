@@ -122,7 +122,7 @@ def build() -> Dashboard:
         .with_panel(
             time_series(
                 "Dropped records",
-                "Records given up on purpose, by reason (overload, circuit_open, duplicate, "
+                "Records given up on purpose, by reason (overload, duplicate, "
                 "shutdown, ...). Every one is counted; none is lost silently.",
                 [
                     query(

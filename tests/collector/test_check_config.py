@@ -35,15 +35,17 @@ def test_an_llm_judge_and_kafka_are_described_and_no_secret_is_printed() -> None
         "kafka:9092",
         RAGPULSE_JUDGE__BASE_URL="https://judge-user:url-secret@llm.example/v1",
         RAGPULSE_JUDGE__API_KEY="sk-not-for-printing",
+        RAGPULSE_PHOENIX__ENDPOINT="http://phoenix-user:phoenix-secret@phoenix:6006",
         RAGPULSE_KAFKA__OPTIONS=json.dumps(
             {"sasl_plain_password": "sasl-secret", "security_protocol": "SASL_SSL"}
         ),
     )
     assert result.returncode == 0, result.stderr
-    for secret in ("url-secret", "judge-user", "sk-not-for-printing", "sasl-secret"):
+    for secret in ("url-secret", "judge-user", "sk-not-for-printing", "sasl-secret", "phoenix-secret"):
         assert secret not in result.stdout + result.stderr
     assert "OpenAI-compatible gpt-4o-mini at https://llm.example/v1" in result.stdout
     assert "Kafka kafka:9092, topic otlp_spans and otlp_logs" in result.stdout
+    assert "Phoenix annotations to http://phoenix:6006" in result.stdout
     settings = json.loads(result.stdout.split("effective settings (secrets masked):\n", 1)[1])
     assert settings["kafka"]["options"]["security_protocol"] == "SASL_SSL"
     assert settings["judge"]["api_key"] == settings["kafka"]["options"]["sasl_plain_password"] == "**********"

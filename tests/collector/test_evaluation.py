@@ -22,7 +22,7 @@ from collector.judging.config import JudgeConfig, MetricsConfig
 from collector.judging.evaluator import RecordEvaluator
 from collector.judging.outbound import OutboundConfig
 from collector.judging.scorers import JudgeOnLoop, OfflineJudgePool
-from collector.metrics import CASCADE, DROPPED, EVALUATIONS, JUDGE_INPUT_REWRITES, OTHER, LabelPolicy
+from collector.metrics import CASCADE, EVALUATIONS, JUDGE_INPUT_REWRITES, OTHER, LabelPolicy
 from collector.records import RagRecord, RetrievedNode
 from collector.stages import Evaluation, Outcome
 from evaluators import TestCase
@@ -51,7 +51,9 @@ def _llm_evaluator(server: ScriptedOpenAIServer, breaker: CircuitBreaker, **judg
     return RecordEvaluator(JudgeOnLoop(build_llm_judge(config, breaker)), breaker=breaker)
 
 
-async def test_breaker_opens_on_a_failing_judge_and_counts_what_it_skips() -> None:
+async def test_breaker_opens_on_a_failing_judge_and_skips_calling_it() -> None:
+    """While open, nothing is scored and nothing is asked: the pipeline puts the record back (counted in
+    `ragpulse_evaluations_deferred_total`, not as a drop) until `judge_retry_for_s` runs out."""
     with ScriptedOpenAIServer() as server:
         server.fail_next(*["500"] * 200)
         breaker = CircuitBreaker(failures=3, cooldown_s=60)
@@ -60,11 +62,15 @@ async def test_breaker_opens_on_a_failing_judge_and_counts_what_it_skips() -> No
             evaluations, _ = await evaluator.evaluate(_record(i), ["faithfulness"])
             assert [e.outcome for e in evaluations] == [Outcome.ERROR]  # an error result, not an exception
         assert breaker.is_open and not evaluator.ready
-        requests_before, skipped_before = len(server.requests), _value(DROPPED, "circuit_open")
+        requests_before = len(server.requests)
         evaluations, _ = await evaluator.evaluate(_record(2), ["faithfulness", "answer_relevancy"])
         assert evaluations == []
         assert len(server.requests) == requests_before  # the failing judge was not called
-        assert _value(DROPPED, "circuit_open") == skipped_before + 2
+        given_up = evaluator.unavailable(["faithfulness", "answer_relevancy"], "judge unavailable for 10 min")
+        assert [(e.metric, e.outcome, e.reason) for e in given_up] == [
+            ("faithfulness", Outcome.ERROR, "judge unavailable for 10 min"),
+            ("answer_relevancy", Outcome.ERROR, "judge unavailable for 10 min"),
+        ]
 
 
 def test_breaker_half_opens_after_cooldown() -> None:
@@ -127,10 +133,10 @@ async def test_cascade_keeps_offline_verdicts_while_the_llm_circuit_is_open() ->
         llm = JudgeOnLoop(build_llm_judge(JudgeConfig(base_url=server.base_url, max_retries=0), breaker))
         offline = JudgeOnLoop(build_offline_judge())
         evaluator = RecordEvaluator(offline, escalate_to=llm, band=(0.0, 1.0), breaker=breaker)
-        skipped_before = _value(DROPPED, "circuit_open")
+        skipped_before = _value(CASCADE, "escalation_skipped")
         evaluations, _ = await evaluator.evaluate(_record(5), ["faithfulness"])
         assert [(e.metric, e.judge) for e in evaluations] == [("faithfulness", "offline")]
-        assert _value(DROPPED, "circuit_open") == skipped_before + 1
+        assert _value(CASCADE, "escalation_skipped") == skipped_before + 1
         assert not server.requests
 
 

@@ -12,6 +12,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
 
 from collector.decode import decode
+from collector.metrics import REGISTRY
 from collector.receivers.otlp import OtlpConfig
 from collector.receivers.otlp_grpc import OtlpGrpcReceiver
 from collector.stages import Received
@@ -76,9 +77,12 @@ def test_sdk_grpc_exporters_spans_and_message_logs_join(otlp_grpc: GrpcReceiver)
 
 
 def test_undecodable_is_invalid_argument_and_dead_lettered(otlp_grpc: GrpcReceiver) -> None:
+    labels = {"receiver": "otlp_grpc", "reason": "bad_body"}
+    before = REGISTRY.get_sample_value("ragpulse_receiver_rejected_total", labels) or 0
     error = otlp_grpc.raw_export(b"\x0a\xff\xff\xff\xff\x0f")
     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert [(r, s) for r, _, s in otlp_grpc.dead_letters.letters] == [("malformed_protobuf", "otlp_grpc")]
+    assert REGISTRY.get_sample_value("ragpulse_receiver_rejected_total", labels) == before + 1
 
 
 def test_too_large_is_resource_exhausted(otlp_grpc: GrpcReceiver) -> None:

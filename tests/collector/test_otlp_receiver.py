@@ -20,6 +20,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.trace.v1 import trace_pb2
 
 from collector.decode import decode, encode_json
+from collector.http_guard import client_key
 from collector.receivers.otlp import OtlpConfig
 from collector.receivers.otlp_http import OtlpHttpReceiver
 from collector.stages import DeadLetter, Received
@@ -116,6 +117,8 @@ def test_ragpulse_run_logs_records_and_serves_metrics() -> None:
 
 class RecordedDeadLetters:
     """A DeadLetterSink that keeps (reason, detail, source) for the test to read."""
+
+    delivering = True
 
     def __init__(self) -> None:
         self.letters: list[tuple[str, str, str]] = []
@@ -247,3 +250,14 @@ def test_other_paths_and_methods() -> None:
         connection.close()
     finally:
         receiver.shutdown()
+
+
+def test_connection_share_per_client() -> None:
+    """A quarter of `max_connections` (at least 16, at most all) unless set; an IPv6 client is its /64."""
+    assert OtlpConfig().connections_per_client == 250
+    assert OtlpConfig(max_connections=40).connections_per_client == 16
+    assert OtlpConfig(max_connections=10).connections_per_client == 10
+    assert OtlpConfig(max_connections_per_client=5).connections_per_client == 5
+    assert client_key(("127.0.0.2", 5000)) == "127.0.0.2"
+    assert client_key(("::ffff:10.0.0.7", 5000)) == "10.0.0.7"
+    assert client_key(("2001:db8::1", 1)) == client_key(("2001:db8::2", 2)) == "2001:db8::/64"

@@ -60,6 +60,7 @@ class _StuckExporter:
     """An exporter whose shutdown never returns (a wedged client library)."""
 
     saturated = False
+    delivering = True
 
     def __init__(self) -> None:
         self.release = threading.Event()

@@ -12,6 +12,8 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import Span as SdkSpan
 from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from prometheus_client.openmetrics.exposition import generate_latest
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
 from pydantic import ValidationError
 
 from collector.assemble import TraceAssembler
@@ -22,6 +24,7 @@ from collector.exporters.prometheus import PrometheusExporter
 from collector.metrics import (
     EVALUATION_SCORE,
     EVALUATIONS,
+    REGISTRY,
     VERSION_FIRST_SEEN,
     LabelPolicy,
     LabelsConfig,
@@ -35,6 +38,7 @@ from collector.spans import Span, flatten, flatten_logs
 from collector.stages import Evaluation, Outcome
 from collector.verdicts import VerdictLimits
 from testkit.rag_traces import BUILDERS, Collect, RagCase, encode
+from testkit.scrape import Scrape
 from tests.instrumentation.capture import FIXTURES
 
 
@@ -171,27 +175,62 @@ def test_the_version_label_reads_the_configured_field(version_from: str, expecte
     assert _versions(metric) == {expected}
 
 
-def test_a_new_version_beyond_max_versions_removes_the_least_recent_ones_series() -> None:
-    metric, service = "versions_eviction", "evicting-shop"
-    now = [1000.0]
-    exporter = PrometheusExporter(
-        LabelPolicy(), LabelPolicy(), versions=VersionPolicy(max_versions=3), clock=lambda: now[0]
-    )
+def _scraped(metric: str) -> Scrape:
+    """/metrics as Prometheus reads it (OpenMetrics text, parsed), this test's metric only."""
+    text = generate_latest(REGISTRY).decode()
+    samples = [s for family in text_string_to_metric_families(text) for s in family.samples]
+    return Scrape([s for s in samples if s.labels.get("metric") == metric])
 
-    def export(version: str) -> None:
-        now[0] += 10
+
+def test_a_version_beyond_max_versions_is_other_until_a_version_goes_idle() -> None:
+    """A newcomer never removes a series that may still change: it is `other` while `max_versions`
+    versions are active; once versions have gone `version_idle_s` without a score, their series go (their
+    final values were scraped long ago) and the next new deploy gets its own label."""
+    metric, service = "versions_idle", "idling-shop"
+    now = [1000.0]
+    policy = VersionPolicy(max_versions=3, idle_s=3600.0)
+    exporter = PrometheusExporter(LabelPolicy(), LabelPolicy(), versions=policy, clock=lambda: now[0])
+
+    def export(version: str, at: float) -> None:
+        now[0] = at
         record = RagRecord("a" * 32, "b" * 16, "q", "a", service=service, service_version=version)
         exporter.export(record, [_evaluation(metric), _evaluation(metric, Outcome.FAILED, 0.1)])
 
-    for version in ("v1", "v2", "v3"):
-        export(version)
-    export("v1")  # v1 scored again: v2 is now the least recently scored
-    export("v4")
-    assert _versions(metric) == {"v1", "v3", "v4"}
-    assert _first_seen(service) == {"v1": 1010.0, "v3": 1030.0, "v4": 1050.0}
-    export("v2")  # back after its eviction: its first-seen time is remembered, it is not "the newest"
-    assert _versions(metric) == {"v1", "v2", "v4"}
+    for at, version in enumerate(("v1", "v2", "v3")):
+        export(version, 1000.0 + 10 * at)
+    export("v4", 1100.0)  # three versions active: v4 is `other`, nothing is removed
+    assert _versions(metric) == {"v1", "v2", "v3", "other"}
+    assert _scraped(metric).value("ragpulse_evaluations_total") == 8
+    export("v3", 2000.0)  # v3 stays active; v1 and v2 are not scored again
+    export("v4", 4700.0)  # v1 and v2 idle for an hour: their series go, v4 gets its own label
+    assert _versions(metric) == {"v3", "v4", "other"}
+    assert _first_seen(service) == {"v3": 1020.0, "v4": 4700.0}
+    assert max(_first_seen(service), key=_first_seen(service).__getitem__) == "v4"  # the newest deploy
+    export("v1", 4800.0)  # a rollback: a free slot, and its first sighting is remembered
+    assert _versions(metric) == {"v1", "v3", "v4", "other"}
     assert max(_first_seen(service), key=_first_seen(service).__getitem__) == "v4"
+
+
+def test_label_churn_keeps_every_count_with_bounded_series() -> None:
+    """A distinct service, route and version on every record: the counts summed over /metrics are the
+    evaluations made, and the series stop growing once the bounds are reached (before: 55 of 300)."""
+    metric = "versions_churn"
+    exporter = PrometheusExporter(LabelPolicy(), LabelPolicy(), 200, VersionPolicy(), clock=lambda: 1000.0)
+
+    def export(first: int, count: int) -> Scrape:
+        for i in range(first, first + count):
+            labels = {"service": f"app-{i}", "route": f"/r{i}", "service_version": f"v{i}"}
+            exporter.export(RagRecord(f"{i:032x}", f"{i:016x}", "q", "a", **labels), [_evaluation(metric)])  # type: ignore[arg-type]
+        return _scraped(metric)
+
+    after_300, after_3000 = export(0, 300), export(300, 2700)
+    assert after_300.value("ragpulse_evaluations_total") == 300
+    assert after_3000.value("ragpulse_evaluations_total") == 3000
+    series = [
+        len({tuple(sorted(s.labels.items())) for s in scrape.samples}) for scrape in (after_300, after_3000)
+    ]
+    assert series[0] == series[1] <= 51 * 26  # 50 services + other, one route and version each: 26 samples
+    assert after_3000.by_label("ragpulse_evaluations_total", "version")["other"] == 3000 - 50
 
 
 def test_an_allow_list_fixes_the_versions_and_maps_the_rest_to_other() -> None:
@@ -209,6 +248,9 @@ def test_labels_config_validates_the_version_settings() -> None:
         LabelsConfig(version_from="build")  # type: ignore[arg-type]
     with pytest.raises(ValidationError):
         LabelsConfig(max_versions=0)
+    assert LabelsConfig().version_idle_s == 3600.0
+    with pytest.raises(ValidationError):
+        LabelsConfig(version_idle_s=5)  # shorter than a scrape interval could lose a count
 
 
 def test_results_document_and_page_store_carry_the_versions(tmp_path: Path) -> None:

@@ -3,8 +3,10 @@ names, custom metrics, CSV with multi-line cells and the question in the HTML re
 
 from __future__ import annotations
 
+import base64
 import csv
 import json
+import logging
 import re
 from pathlib import Path
 
@@ -96,6 +98,30 @@ def test_every_result_an_error_exits_2_with_the_reason(
     (line,) = [ln for ln in captured.err.splitlines() if "no result could be scored" in ln]
     assert "(2 error, 0 unmeasured); most common (2×): judge error:" in line
     assert "faithfulness error (2 of 2): judge error:" in captured.out  # the reason under the table
+
+
+def test_credentials_in_the_judge_url_reach_no_output(
+    dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """`--base-url http://user:pass@...` against a gateway that answers 401 quoting the Basic auth it
+    refused: not the first line, the table, the reasons, the JSON or HTML report nor a log line names
+    user:pass or its base64."""
+    caplog.set_level(logging.INFO)
+    basic = base64.b64encode(b"user:pass").decode()
+    json_out, html_out = tmp_path / "out.json", tmp_path / "out.html"
+    with ScriptedOpenAIServer() as server:
+        server.failing = "401-echo"
+        url = server.base_url.replace("http://", "http://user:pass@")
+        args = [str(dataset), "--metrics", "faithfulness", "--base-url", url, "--no-progress"]
+        code = main([*args, "--json", str(json_out), "--html", str(html_out)])
+        echoed = server.requests[0].reply
+    captured = capsys.readouterr()
+    assert code == 2 and f"Basic {basic}" in echoed  # every call refused, the header quoted back
+    assert captured.err.startswith(f"judge: openai gpt-4o-mini at {server.base_url} (--base-url)")
+    assert "HTTP 401" in captured.out and "Basic [redacted]" in json_out.read_text()
+    outputs = [captured.out, captured.err, caplog.text, json_out.read_text(), html_out.read_text()]
+    for output in outputs:
+        assert "user:pass" not in output and basic not in output and "pass@" not in output
 
 
 def test_unmeasured_reasons_under_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import base64
+import logging
 
 import pytest
 
@@ -215,6 +217,25 @@ async def test_credentials_a_judge_echoes_never_reach_the_reason(
     assert result.outcome is Outcome.ERROR
     assert "401" in result.reason and "[redacted]" in result.reason
     assert key not in result.reason and "Bearer tk-" not in result.reason
+
+
+async def test_url_credentials_sent_as_basic_auth_never_reach_the_reason_or_a_log_line(
+    openai_server: ScriptedOpenAIServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`http://user:pass@host/v1`: httpx sends user:pass as Basic auth and logs the URL at INFO; a gateway
+    echoing the header it refused put their base64 into the reason. Neither form may reach any output."""
+    caplog.set_level(logging.INFO)
+    basic = base64.b64encode(b"user:pass").decode()
+    url = openai_server.base_url.replace("http://", "http://user:pass@")
+    openai_server.fail_next("401-echo")
+    judge = OpenAIJudge("scripted-judge", base_url=url, max_retries=0, cache_size=0)
+    result = await Faithfulness().a_measure(CASE, judge)
+    assert f"Basic {basic}" in openai_server.requests[0].reply  # the gateway did echo the credentials
+    assert result.outcome is Outcome.ERROR and "HTTP 401" in result.reason
+    assert "Basic [redacted]" in result.reason
+    assert "HTTP Request: POST http://***@127.0.0.1" in caplog.text  # httpx's line, without them
+    shown = f"{result.reason} {caplog.text} {judge.info.extra}"
+    assert "user:pass" not in shown and basic not in shown and "pass@" not in shown
 
 
 async def test_more_checks_than_one_prompt_names_take_several_calls(
