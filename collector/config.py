@@ -30,7 +30,7 @@ from collector.exporters.otel_spans import OtelExportConfig
 from collector.exporters.phoenix import PhoenixConfig
 from collector.feedback import FeedbackConfig
 from collector.judging.config import JudgeConfig, MetricsConfig
-from collector.metrics import LabelsConfig
+from collector.labels import LabelsConfig
 from collector.page.config import PageConfig
 from collector.receivers.kafka import KafkaConfig
 from collector.receivers.otlp import OtlpConfig

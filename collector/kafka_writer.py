@@ -88,7 +88,7 @@ class KafkaWriter:
         self._producer = KafkaProducer(bootstrap_servers=bootstrap_servers, **self._options)
         self._bootstrap_servers = bootstrap_servers
         self._generation = 0
-        self._next_rebuild = 0.0
+        self._next_watch = 0.0  # the watchdog's next look: a scan of what is in flight, not per record
         self._queue: queue.Queue[_Message | None] = queue.Queue(maxsize=max_queued)
         self._pending: dict[int, _Message] = {}  # queued or sent, not yet answered for good
         self._in_flight: dict[int, _Message] = {}  # handed to the current producer, not yet answered
@@ -204,8 +204,9 @@ class KafkaWriter:
         """On the writer's thread: a record the producer has held past its own deadline means the
         producer is stuck; replace it."""
         now = time.monotonic()
-        if self._closing.is_set() or now < self._next_rebuild:
+        if self._closing.is_set() or now < self._next_watch:
             return
+        self._next_watch = now + _WATCH_S
         with self._idle:
             stuck = sum(1 for m in self._in_flight.values() if now - m.sent_at > self._stall_after_s)
         if stuck:
@@ -224,7 +225,7 @@ class KafkaWriter:
             producer = KafkaProducer(bootstrap_servers=self._bootstrap_servers, **self._options)
         except Exception as exc:  # the broker still unreachable: the records stay pending, try again
             logger.warning("no new Kafka producer (%r); retrying in %.0fs", exc, _REBUILD_BACKOFF_S)
-            self._next_rebuild = time.monotonic() + _REBUILD_BACKOFF_S
+            self._next_watch = time.monotonic() + _REBUILD_BACKOFF_S
             return
         old, self._producer = self._producer, producer
         with self._idle:

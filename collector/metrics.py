@@ -10,12 +10,6 @@ from typing import Literal
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
-# The label bounds live in collector/labels.py; imported from here by existing code.
-from collector.labels import OTHER as OTHER
-from collector.labels import LabelPolicy as LabelPolicy
-from collector.labels import LabelsConfig as LabelsConfig
-from collector.labels import VersionPolicy as VersionPolicy
-
 REGISTRY = CollectorRegistry(auto_describe=True)
 
 SCORE_BUCKETS = tuple(round(0.05 * i, 2) for i in range(1, 21))

@@ -30,7 +30,8 @@ from collector.feedback import FeedbackJoin
 from collector.feedback_source import SpanFeedback, topic_receiver
 from collector.judging.build import build_evaluator
 from collector.kafka_options import security_options
-from collector.metrics import BUILD_INFO, LabelPolicy, VersionPolicy
+from collector.labels import LabelPolicy, VersionPolicy
+from collector.metrics import BUILD_INFO
 from collector.page.app import Page
 from collector.pipeline import Pipeline
 from collector.receivers.forward import OtlpForwarder

@@ -17,15 +17,8 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from collector.metrics import (
-    EVALUATION_SCORE,
-    EVALUATIONS,
-    FAILURES,
-    OTHER,
-    VERSION_FIRST_SEEN,
-    LabelPolicy,
-    VersionPolicy,
-)
+from collector.labels import OTHER, LabelPolicy, VersionPolicy
+from collector.metrics import EVALUATION_SCORE, EVALUATIONS, FAILURES, VERSION_FIRST_SEEN
 from collector.records import RagRecord
 from collector.stages import Evaluation
 

@@ -22,7 +22,8 @@ from collector.judging.config import JudgeConfig, MetricsConfig
 from collector.judging.evaluator import RecordEvaluator
 from collector.judging.outbound import OutboundConfig
 from collector.judging.scorers import JudgeOnLoop, OfflineJudgePool
-from collector.metrics import CASCADE, EVALUATIONS, JUDGE_INPUT_REWRITES, OTHER, LabelPolicy
+from collector.labels import OTHER, LabelPolicy
+from collector.metrics import CASCADE, EVALUATIONS, JUDGE_INPUT_REWRITES
 from collector.records import RagRecord, RetrievedNode
 from collector.stages import Evaluation, Outcome
 from evaluators import TestCase

@@ -21,15 +21,8 @@ from collector.conventions import extract
 from collector.decode import decode, decode_logs
 from collector.exporters.kafka_results import result_document
 from collector.exporters.prometheus import PrometheusExporter
-from collector.metrics import (
-    EVALUATION_SCORE,
-    EVALUATIONS,
-    REGISTRY,
-    VERSION_FIRST_SEEN,
-    LabelPolicy,
-    LabelsConfig,
-    VersionPolicy,
-)
+from collector.labels import LabelPolicy, LabelsConfig, VersionPolicy
+from collector.metrics import EVALUATION_SCORE, EVALUATIONS, REGISTRY, VERSION_FIRST_SEEN
 from collector.offsets import NoAck
 from collector.page.exporter import stored_evaluation
 from collector.page.store import Store
