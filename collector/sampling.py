@@ -30,6 +30,8 @@ from collector.judging.config import JudgeConfig
 from collector.metrics import JUDGE_BUDGET_REMAINING, SAMPLING_DECISIONS
 from collector.records import RagRecord
 from evaluators import CaseField, CustomMetrics, TestCase, required_inputs
+from evaluators.images import image_positions
+from evaluators.metrics.registry import about_images
 
 Rate = Annotated[float, Field(ge=0.0, le=1.0)]
 Clock = Callable[[], float]
@@ -185,6 +187,7 @@ class Sampler:
         self.config = config
         names = (*config.metrics, *config.reference_metrics)
         self._inputs = {name: required_inputs(name, custom) for name in names}  # names checked at load
+        self._about_images = frozenset(name for name in names if about_images(name))
         self.conversation_metrics = tuple(m for m in config.metrics if CaseField.TURNS in self._inputs[m])
         self._lock = threading.Lock()
         per_minute = config.max_evaluations_per_minute
@@ -238,14 +241,19 @@ class Sampler:
         return Decision(SamplingOutcome.SAMPLED, metrics, case, reservation)
 
     def applicable_metrics(self, record: RagRecord, case: TestCase | None = None) -> tuple[str, ...]:
-        """The configured metrics whose inputs this record has, in configuration order."""
-        present = filled_fields(case or to_test_case(record))
+        """The configured metrics whose inputs this record has, in configuration order; the metrics about
+        images only where a passage is an image."""
+        case = case or to_test_case(record)
+        present = filled_fields(case)
         if record.nodes and record.response.strip():  # passages without text: their metrics say unmeasured
             present |= {CaseField.RETRIEVAL_CONTEXT, CaseField.CONTEXT}
         names = list(self.config.metrics)
         if CaseField.EXPECTED_OUTPUT in present:
             names += [m for m in self.config.reference_metrics if m not in names]
-        return tuple(m for m in names if all(f in present for f in self._inputs[m]))
+        names = [m for m in names if all(f in present for f in self._inputs[m])]
+        if any(m in self._about_images for m in names) and not image_positions(case.retrieval_context or []):
+            names = [m for m in names if m not in self._about_images]
+        return tuple(names)
 
     def base_rate(self, record: RagRecord) -> float:
         for rule in self.config.rules:

@@ -29,6 +29,10 @@ class Cause(StrEnum):
     UNKNOWN = "unknown"
 
 
+# The details key a criterion metric (G-Eval, aspect critique) sets on its result: a custom criterion is
+# named freely in the config, so its failure is recognised by its kind, never by its name.
+CRITERION = "criterion"
+
 STAGE: dict[Cause, str] = {
     Cause.NO_CONTEXT: "retrieval",
     Cause.IRRELEVANT_CONTEXT: "retrieval",
@@ -177,7 +181,7 @@ def failure_causes(case: TestCase, results: Sequence[MetricResult]) -> dict[str,
             cause = Cause.CONTRADICTED_CLAIM if contradicted else Cause.UNSUPPORTED_CLAIM
         elif name in _CORRECTNESS_METRICS:
             cause = Cause.CONTRADICTED_CLAIM if contradicted else Cause.INCORRECT_ANSWER
-        elif name.startswith(("geval_", "aspect_")) or name in _CRITERIA_METRICS:
+        elif result.details.get(CRITERION) or name in _CRITERIA_METRICS:
             cause = Cause.CRITERIA
         else:
             cause = Cause.UNKNOWN

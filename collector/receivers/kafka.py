@@ -88,6 +88,9 @@ class KafkaConfig(BaseModel):
 
 
 _UNREACHABLE_AFTER_S = 5.0  # a blip (a coordinator move) does not flip readiness
+# A commit waits for the group coordinator; without a bound it waits for as long as the broker is down,
+# and the consumer thread checks nothing meanwhile. Bounded, it fails and is retried with the next one.
+_COMMIT_TIMEOUT_MS = 5_000
 
 
 class KafkaReceiver:
@@ -108,6 +111,7 @@ class KafkaReceiver:
         # thread (an async commit's callback); a dict item assignment is atomic.
         self._committed: dict[TopicPartition, int] = {}
         self._unreachable_since: float | None = None  # set on the consumer thread
+        self._committing_since: float | None = None  # while a blocking commit waits for the broker
         self._error_log = RateLimitedLog(interval_s=10.0)
         self._rejected_log = RateLimitedLog(interval_s=60.0)
 
@@ -127,9 +131,9 @@ class KafkaReceiver:
     @property
     def ready(self) -> bool:
         """In the group and able to reach its broker: /readyz says so while the broker is down."""
-        unreachable = self._unreachable_since is not None and (
-            time.monotonic() - self._unreachable_since >= _UNREACHABLE_AFTER_S
-        )
+        now = time.monotonic()
+        waiting = [since for since in (self._unreachable_since, self._committing_since) if since is not None]
+        unreachable = any(now - since >= _UNREACHABLE_AFTER_S for since in waiting)
         return self._consumer is not None and self._assigned and not self._stop.is_set() and not unreachable
 
     def start(self, deliver: Deliver) -> None:
@@ -250,13 +254,16 @@ class KafkaReceiver:
         if not blocking:
             self._consumer.commit_async(request, callback=self._committed_async)
             return
+        self._committing_since = time.monotonic()
         try:
-            self._consumer.commit(request)
+            self._consumer.commit(request, timeout_ms=_COMMIT_TIMEOUT_MS)
         except Exception as exc:  # the broker or the coordinator is unavailable, a rebalance...
             self.tracker.restore(offsets)
             logger.warning("offset commit failed (%s); it is retried with the next one", exc)
         else:
             self._committed.update(offsets)
+        finally:
+            self._committing_since = None
 
     def _committed_async(self, offsets: dict[TopicPartition, OffsetAndMetadata], response: Any) -> None:
         if isinstance(response, Exception):

@@ -96,6 +96,9 @@ class Metric(ABC):
     judged_offline: ClassVar[bool] = True  # False where the offline judge can only say `unmeasured`
     # True for metrics that judge image passages themselves; the others never see them (`text_only`).
     reads_images: ClassVar[bool] = False
+    # True for metrics about images (multi-modal): the sidecar scores them only on records with an image
+    # passage; on a text-only record they would repeat faithfulness and relevancy, and alert twice.
+    about_images: ClassVar[bool] = False
 
     def __init__(
         self,

@@ -13,6 +13,7 @@ from typing import Unpack
 
 from evaluators import scores
 from evaluators.case import CaseField, TestCase
+from evaluators.causes import CRITERION
 from evaluators.judges.base import VerdictTask
 from evaluators.metrics.base import Metric, MetricOptions, Scored, record
 from evaluators.session import JudgeSession
@@ -108,7 +109,8 @@ class AspectCritique(Metric):
         reason = f"{sum(yes)} of {self.strictness} votes find the aspect '{self.aspect}' present"
         if self.strictness == 1 and votes[0].reason:  # a single verdict: its own words are the reason
             reason = f"the judge finds '{self.aspect}' {'present' if yes[0] else 'absent'}: {votes[0].reason}"
-        return Scored(score, reason, [record("vote", self.definition, v, "satisfies") for v in votes])
+        votes_kept = [record("vote", self.definition, v, "satisfies") for v in votes]
+        return Scored(score, reason, votes_kept, details={CRITERION: "aspect"})
 
 
 class GEval(Metric):
@@ -164,6 +166,7 @@ class GEval(Metric):
         how = "probability-weighted" if weighted else "plain"
         reason = f"{self.display_name}: {how} score {raw:.2f} on {low}..{high}. {rubric_score.reason}".strip()
         details = {
+            CRITERION: "geval",
             "steps": list(steps),
             "raw_score": raw,
             "weighted": weighted,

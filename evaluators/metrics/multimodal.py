@@ -34,6 +34,7 @@ class _MultimodalMetric(Metric):
     """The shared flow: one visual verdict, or the claim arithmetic for a text-only case."""
 
     reads_images = True
+    about_images = True
     task: ClassVar[VerdictTask]
     check: ClassVar[str]
     words: ClassVar[tuple[str, str]]  # how the reason says yes / no

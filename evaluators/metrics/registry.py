@@ -206,6 +206,12 @@ def judged_offline(name: str) -> bool:
     return factory is not None and factory.judged_offline
 
 
+def about_images(name: str) -> bool:
+    """Whether metric `name` is about images (scored by the sidecar only where a record has one)."""
+    factory = METRIC_FACTORIES.get(canonical_name(name))
+    return factory is not None and factory.about_images
+
+
 def create_metric(name: str, *, custom: Mapping[str, Any] | None = None, **options: Any) -> Metric:
     """A metric from its stable name (or an alias, which may name a variant: `noise_sensitivity_relevant`
     is `mode="relevant"`; or a custom metric in `custom`); options go to its constructor (threshold,

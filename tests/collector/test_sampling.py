@@ -101,6 +101,19 @@ def test_sampled_record_gets_the_metrics_its_inputs_allow() -> None:
     assert no_query.metrics == ("faithfulness", "hallucination")
 
 
+def test_metrics_about_images_are_scored_only_where_a_passage_is_an_image() -> None:
+    """On a text-only record the multi-modal metrics would repeat faithfulness and relevancy (and fire
+    their own alerts for the same regression): they are left out there."""
+    metrics = ("faithfulness", "multimodal_faithfulness", "multimodal_relevance")
+    sampler = Sampler(SamplingConfig(metrics=metrics))
+    assert sampler.decide(make_record()).metrics == ("faithfulness",)
+    image = RetrievedNode(
+        "d2", "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk", 0.7
+    )
+    with_image = make_record(nodes=(*make_record().nodes, image))
+    assert sampler.decide(with_image).metrics == metrics
+
+
 def test_records_without_rag_data_are_counted_apart() -> None:
     sampler = Sampler(SamplingConfig())
     before = SAMPLING_DECISIONS.labels("no_rag_data")._value.get()

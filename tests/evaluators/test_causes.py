@@ -24,6 +24,7 @@ from evaluators import (
     is_refusal,
     passage_relevance,
 )
+from evaluators.metrics.custom import parse_custom_metrics
 from evaluators.offline import OfflineJudge
 from testkit.openai_server import ScriptedOpenAIServer
 
@@ -99,6 +100,30 @@ async def test_the_llm_judge_tells_contradicted_from_not_found(
     assert causes["faithfulness"] is Cause.CONTRADICTED_CLAIM
 
 
+async def test_a_custom_criterion_fails_as_criteria_whatever_its_name(
+    openai_server: ScriptedOpenAIServer, openai_judge: OpenAIJudge
+) -> None:
+    """Custom metrics are named freely in the config: their failures are criteria failures (the
+    generator's), recognised by their kind, so the generation-failures alert counts them."""
+    specs = parse_custom_metrics(
+        {
+            "politeness": {"kind": "geval", "criteria": "Is the answer polite?", "threshold": 0.9},
+            "names_a_source": {"kind": "aspect", "definition": "Does the answer name its source?"},
+        }
+    )
+    openai_server.script.rubric_score = 2
+    openai_server.script.task_defaults["satisfies"] = "no"
+    metrics = [spec.build(name) for name, spec in specs.items()]
+    result = await a_evaluate_case(_case(EIFFEL.grounded), metrics, openai_judge)
+    assert {r.name: r.outcome for r in result.results} == {
+        "politeness": Outcome.FAILED,
+        "names_a_source": Outcome.FAILED,
+    }
+    causes = failure_causes(_case(EIFFEL.grounded), result.results)
+    assert causes == {"politeness": Cause.CRITERIA, "names_a_source": Cause.CRITERIA}
+    assert {STAGE[cause] for cause in causes.values()} == {"generation"}
+
+
 def _failed(name: str, verdicts: list[VerdictRecord] | None = None, **details: object) -> MetricResult:
     return MetricResult(
         name=name, outcome=Outcome.FAILED, score=0.0, threshold=0.5, verdicts=verdicts or [], details=details
@@ -117,7 +142,7 @@ def test_arithmetic_of_the_causes() -> None:
         case,
         [
             _failed("contextual_recall"),
-            _failed("geval_tone"),
+            _failed("tone", criterion="geval"),
             _failed("answer_correctness"),
             _failed("answer_relevancy_similarity", noncommittal=True),
             _failed("some_future_metric"),
@@ -125,7 +150,7 @@ def test_arithmetic_of_the_causes() -> None:
         ],
     ) == {
         "contextual_recall": Cause.INCOMPLETE_CONTEXT,
-        "geval_tone": Cause.CRITERIA,
+        "tone": Cause.CRITERIA,
         "answer_correctness": Cause.INCORRECT_ANSWER,
         "answer_relevancy_similarity": Cause.REFUSAL,  # noncommittal, in ragas' words
         "some_future_metric": Cause.UNKNOWN,
