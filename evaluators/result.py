@@ -19,6 +19,16 @@ class Outcome(StrEnum):
     UNMEASURED = "unmeasured"  # the score is undefined for this case (e.g. no claims, missing field)
 
 
+def reason_holds_texts(outcome: Outcome | str) -> bool:
+    """Whether a result's reason may quote the question, the answer or the passages, by where it comes
+    from. A passed or failed result's reason is the judge's account of its verdicts (it names claims
+    and statements); an error's may echo what the judge endpoint replied. An unmeasured result's reason
+    says why there is no score in ragpulse's own words (a missing field, nothing to score; an LLM
+    judge's undecided words are replaced: `metrics.base.undecided`), so `hide_texts` keeps it: without
+    it a person cannot tell why a metric was not measured."""
+    return Outcome(outcome) is not Outcome.UNMEASURED
+
+
 # The verdict of an item the judge's reply held no verdict for: shown with the others, never counted
 # (it keeps the check that was asked, so a passage's verdict stays at the passage's position).
 UNJUDGED = Outcome.UNMEASURED.value

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 
 from collector.stages import Evaluation, Outcome
+from evaluators.result import reason_holds_texts
 
 __all__ = ["explanation", "score_label", "text_free_summary"]
 
@@ -43,7 +44,9 @@ def text_free_summary(evaluation: Evaluation) -> str:
 
 
 def explanation(evaluation: Evaluation, hide_texts: bool, max_chars: int | None = None) -> str:
-    """The judge's reason (cut at `max_chars`), or with `hide_texts` the text-free summary: reasons
-    quote the answer and the passages."""
-    text = text_free_summary(evaluation) if hide_texts else evaluation.reason
+    """The judge's reason (cut at `max_chars`), or with `hide_texts` the text-free summary: a passed or
+    failed result's reason quotes the answer and the passages. Why a metric is unmeasured or an error
+    is ragpulse's own words and stays (`reason_holds_texts`)."""
+    hidden = hide_texts and reason_holds_texts(evaluation.outcome)
+    text = text_free_summary(evaluation) if hidden else evaluation.reason
     return text if max_chars is None else text[:max_chars]

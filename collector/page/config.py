@@ -33,13 +33,19 @@ class PageConfig(BaseModel):
     trace_url: str | None = Field(
         None,
         description="Link to a trace in the tracing backend, with {trace_id} and {span_id}, e.g. "
-        "http://jaeger:16686/trace/{trace_id}; unset = no link.",
+        "http://jaeger:16686/trace/{trace_id}; unset = the page's own view of what ragpulse read from "
+        "the trace (its RAG answer spans, where they came from, when they ended and were judged).",
     )
     token: SecretStr | None = Field(
         None, description="Bearer token the page and its API ask for; /metrics and probes stay open."
     )
     token_file: Path | None = Field(None, description="A file holding the token (e.g. a mounted Secret).")
-    refresh_s: float = Field(5.0, ge=0, description="The overview and lists reload this often; 0 = never.")
+    refresh_s: float = Field(
+        5.0,
+        ge=0,
+        description="The overview reloads this often, and the evaluations list checks for new rows (it "
+        "says how many arrived and never replaces the rows being read); 0 = never.",
+    )
 
     def resolved_token(self) -> str | None:
         """The token to ask for, or None (the page is open to whoever reaches the metrics port)."""

@@ -18,6 +18,7 @@ from collector.page.writer import StoreWriter
 from collector.records import RagRecord
 from collector.stages import Evaluation
 from collector.verdicts import VerdictLimits, verdict_documents
+from evaluators.result import reason_holds_texts
 
 logger = logging.getLogger(__name__)
 
@@ -29,7 +30,8 @@ def stored_evaluation(
     limits: VerdictLimits,
     hide_texts: bool = False,
 ) -> StoredEvaluation:
-    """What the store keeps of one evaluation: the verdicts in the shape every consumer sees."""
+    """What the store keeps of one evaluation: the verdicts in the shape every consumer sees. With
+    `hide_texts` only the reasons that hold no text stay (why a metric is unmeasured or an error)."""
     verdicts, left_out = verdict_documents(evaluation.verdicts, limits, "store", hide_texts)
     relevance = evaluation.passage_relevance
     passages = tuple(
@@ -50,7 +52,7 @@ def stored_evaluation(
         evaluated_at=evaluated_at,
         threshold=evaluation.threshold,
         lower_is_better=evaluation.lower_is_better,
-        reason=None if hide_texts else evaluation.reason,
+        reason=None if hide_texts and reason_holds_texts(evaluation.outcome) else evaluation.reason,
         cause=evaluation.cause,
         judge=evaluation.judge,
         judge_model=evaluation.judge_model,
@@ -67,6 +69,9 @@ def stored_evaluation(
         question=None if hide_texts else record.query,
         answer=None if hide_texts else record.response,
         passages=passages,
+        conversation_id=record.conversation_id,
+        convention=record.convention,
+        ended_at=record.end_time_unix_nano / 1e9 if record.end_time_unix_nano else None,
     )
 
 

@@ -3,6 +3,11 @@
 The counters and gauges that `/metrics` exposes are already the source of truth for queue depth,
 lag, drops, judge errors, sampling and spend; reading them here (summing their samples) keeps the
 page from growing a second set of counters that could disagree with Grafana.
+
+A figure tied to a component this process does not run is None (the page shows no card for it):
+the Kafka lag without a Kafka consumer, judge errors and spend without an LLM judge (the offline
+judge makes no requests and spends nothing). Whether a component runs is read from the same registry:
+its series exist once it started (a consumer with partitions, a judge that was asked once).
 """
 
 from __future__ import annotations
@@ -31,6 +36,11 @@ def sample_sum(metric: MetricWrapperBase, suffix: str = "", **labels: str) -> fl
     return total
 
 
+def has_series(metric: MetricWrapperBase) -> bool:
+    """Whether any labelled child of `metric` exists: the component that sets it is running."""
+    return any(family.samples for family in metric.collect())
+
+
 def judge_errors() -> float:
     """Judge requests whose outcome was anything but ok."""
     return sum(
@@ -42,16 +52,18 @@ def judge_errors() -> float:
 
 
 def pipeline_state() -> dict[str, Any]:
-    """Queue, lag, drops, judge errors, sampled share and judge spend since this process started."""
+    """Queue, lag, drops, judge errors, sampled share and judge spend since this process started;
+    None for the figures of a component this process does not run."""
     sampled = sample_sum(SAMPLING_DECISIONS, "_total", decision="sampled")
     decided = sample_sum(SAMPLING_DECISIONS, "_total") - sample_sum(
         SAMPLING_DECISIONS, "_total", decision="no_rag_data"
     )
+    kafka, llm_judge = has_series(CONSUMER_LAG), has_series(JUDGE_REQUESTS)
     return {
         "queue_depth": sample_sum(QUEUE_DEPTH),
-        "consumer_lag": sample_sum(CONSUMER_LAG),
+        "consumer_lag": sample_sum(CONSUMER_LAG) if kafka else None,
         "dropped": sample_sum(DROPPED, "_total"),
-        "judge_errors": judge_errors(),
+        "judge_errors": judge_errors() if llm_judge else None,
         "sampled_share": sampled / decided if decided else None,
-        "judge_cost_usd": sample_sum(JUDGE_COST, "_total"),
+        "judge_cost_usd": sample_sum(JUDGE_COST, "_total") if llm_judge else None,
     }

@@ -5,15 +5,17 @@ HTML templates and the `/api/...` endpoints both render, so the two can never di
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from evaluators import STAGE, Cause
 
 WINDOWS = {"15m": 900, "1h": 3600, "6h": 6 * 3600, "24h": 24 * 3600}
 ROLES = ("irrelevant", "contradicting")  # how a document took part, for the hotspots' links
-_JOIN = "FROM evaluations e JOIN records r ON r.id = e.record_id"
+JOIN = "FROM evaluations e JOIN records r ON r.id = e.record_id"
 
 
 def stage(cause: str | None) -> str:
@@ -21,104 +23,112 @@ def stage(cause: str | None) -> str:
     return STAGE[Cause(cause)] if cause is not None and cause in Cause._value2member_map_ else "unknown"
 
 
+SORTS = ("time", "score", "metric")  # the columns the list sorts by (then newest first)
+OUTCOMES = ("passed", "failed", "error", "unmeasured")
+PER_PAGE = (25, 50, 100, 200)
+
+
+def _float(value: str | None) -> float | None:
+    try:
+        number = float(value) if value not in (None, "") else None
+    except ValueError:
+        return None
+    return number if number is not None and math.isfinite(number) else None
+
+
 @dataclass(frozen=True)
 class Filters:
-    """The query parameters of /evaluations (and /api/evaluations)."""
+    """The query parameters of /evaluations (and /api/evaluations): the whole state of the list, so
+    its address can be shared and the back button returns to the same rows."""
 
-    failed: bool = False
+    outcome: str = ""  # passed / failed / error / unmeasured; `failed=1` is outcome=failed
     metric: str = ""
+    cause: str = ""  # a failure cause; "unknown" matches failures without one
     service: str = ""
     route: str = ""
     version: str = ""  # the app's service.version
+    q: str = ""  # words in the question or the answer, or the start of a trace id
+    score_min: float | None = None
+    score_max: float | None = None
     document: str = ""  # a retrieved document id
     role: str = ""  # with `document`: irrelevant / contradicting (how the document took part)
     window: str = "1h"
-    limit: int = 100
+    sort: str = "time"
+    order: str = "desc"
+    page: int = 1
+    limit: int = 50  # rows per page
+    # Pages are read as of this moment (unix s): evaluations that arrive while a person pages through
+    # do not shift the rows under them. Unset: now (the first page, live).
+    until: float | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.outcome == "failed"
 
     @classmethod
-    def parse(cls, params: dict[str, str]) -> Filters:
-        window = params.get("window", "1h")
-        role = params.get("role", "")
+    def parse(cls, params: Mapping[str, str]) -> Filters:
+        window, role = params.get("window", "1h"), params.get("role", "")
+        outcome = params.get("outcome", "")
+        if params.get("failed", "") in ("1", "true", "on", "yes"):
+            outcome = "failed"
+        sort, order = params.get("sort", "time"), params.get("order", "")
         try:
-            limit = min(max(int(params.get("limit", "100")), 1), 1000)
+            limit = min(max(int(params.get("limit", "50")), 1), 1000)
         except ValueError:
-            limit = 100
+            limit = 50
+        try:
+            page = max(int(params.get("page", "1")), 1)
+        except ValueError:
+            page = 1
+        sort = sort if sort in SORTS else "time"
+        default_order = "desc" if sort == "time" else "asc"
         return cls(
-            failed=params.get("failed", "") in ("1", "true", "on", "yes"),
+            outcome=outcome if outcome in OUTCOMES else "",
             metric=params.get("metric", ""),
+            cause=params.get("cause", ""),
             service=params.get("service", ""),
             route=params.get("route", ""),
             version=params.get("version", ""),
+            q=params.get("q", "").strip()[:200],
+            score_min=_float(params.get("score_min")),
+            score_max=_float(params.get("score_max")),
             document=params.get("document", ""),
             role=role if role in ROLES else "",
             window=window if window in WINDOWS else "1h",
+            sort=sort,
+            order=order if order in ("asc", "desc") else default_order,
+            page=page,
             limit=limit,
+            until=_float(params.get("until")),
         )
 
-
-def overview(
-    db: sqlite3.Connection, now: float, bucket_s: int = 300, buckets: int = 12
-) -> list[dict[str, Any]]:
-    """Per (metric, service, route) over the last `buckets` x `bucket_s`: counts, failure rate, mean
-    score and the mean score per bucket (the sparkline; None where nothing was scored)."""
-    since = now - bucket_s * buckets
-    # Buckets on the clock's five-minute marks, the last one filling: a reload does not shift them.
-    first_bucket = (now // bucket_s - (buckets - 1)) * bucket_s
-    rows = db.execute(
-        f"""SELECT e.metric, r.service, r.route, COUNT(*) AS evaluations,
-                   SUM(e.outcome = 'failed') AS failed, SUM(e.outcome IN ('passed', 'failed')) AS measured,
-                   SUM(e.outcome = 'error') AS errors, AVG(e.score) AS mean_score,
-                   MAX(e.lower_is_better) AS lower_is_better, MAX(e.threshold) AS threshold
-            {_JOIN} WHERE e.evaluated_at >= ? GROUP BY 1, 2, 3 ORDER BY 1, 2, 3""",
-        (since,),
-    ).fetchall()
-    trend: dict[tuple[str, str, str], list[float | None]] = {}
-    for metric, service, route, bucket, mean in db.execute(
-        f"""SELECT e.metric, r.service, r.route, CAST((e.evaluated_at - ?) / ? AS INTEGER), AVG(e.score)
-            {_JOIN} WHERE e.evaluated_at >= ? AND e.score IS NOT NULL GROUP BY 1, 2, 3, 4""",
-        (first_bucket, bucket_s, first_bucket),
-    ):
-        trend.setdefault((metric, service, route), [None] * buckets)[
-            min(max(int(bucket), 0), buckets - 1)
-        ] = mean
-    return [
-        {
-            "metric": row["metric"],
-            "service": row["service"],
-            "route": row["route"],
-            "evaluations": row["evaluations"],
-            "failed": row["failed"],
-            "errors": row["errors"],
-            "failure_rate": row["failed"] / row["measured"] if row["measured"] else None,
-            "mean_score": row["mean_score"],
-            "threshold": row["threshold"],
-            "lower_is_better": bool(row["lower_is_better"]),
-            "trend": trend.get((row["metric"], row["service"], row["route"]), [None] * buckets),
-        }
-        for row in rows
-    ]
+    def params(self, **changes: object) -> dict[str, str]:
+        """The query parameters that say these filters (defaults left out), with `changes` applied:
+        what the paging, sorting and "new evaluations" links carry."""
+        values = {**{f.name: getattr(self, f.name) for f in fields(self)}, **changes}
+        defaults = {f.name: f.default for f in fields(self)}
+        defaults["order"] = "desc" if values["sort"] == "time" else "asc"
+        kept: dict[str, str] = {}
+        for name, value in values.items():
+            if value is None or value == "" or value == defaults[name]:
+                continue
+            kept[name] = f"{value:.3f}" if name == "until" and isinstance(value, float) else str(value)
+        return kept
 
 
-def causes(db: sqlite3.Connection, since: float) -> list[dict[str, Any]]:
-    """Failed evaluations per cause since `since`, most frequent first, with the stage to blame."""
-    found: dict[str, dict[str, Any]] = {}
-    for cause, metric, count in db.execute(
-        "SELECT COALESCE(cause, 'unknown'), metric, COUNT(*) FROM evaluations "
-        "WHERE outcome = 'failed' AND evaluated_at >= ? GROUP BY 1, 2",
-        (since,),
-    ):
-        entry = found.setdefault(cause, {"cause": cause, "stage": stage(cause), "count": 0, "metrics": {}})
-        entry["count"] += count
-        entry["metrics"][metric] = count
-    return sorted(found.values(), key=lambda c: (-c["count"], c["cause"]))
-
-
-def evaluations(db: sqlite3.Connection, filters: Filters, now: float) -> list[dict[str, Any]]:
-    """The latest evaluations matching `filters`, newest first."""
-    where: list[str] = ["e.evaluated_at >= ?"]
-    args: list[object] = [now - WINDOWS[filters.window]]
+def _where(filters: Filters, now: float, after: float | None = None) -> tuple[str, list[object]]:
+    """The SQL condition of `filters` (at `now`), only what was evaluated after `after` if given: one
+    time range, so the time index bounds the scan."""
+    until = filters.until if filters.until is not None else now
+    since = until - WINDOWS[filters.window]
+    if after is not None and after >= since:
+        where: list[str] = ["e.evaluated_at > ?", "e.evaluated_at <= ?"]
+        args: list[object] = [after, until]
+    else:
+        where, args = ["e.evaluated_at >= ?", "e.evaluated_at <= ?"], [since, until]
     for column, value in (
         ("e.metric", filters.metric),
+        ("e.outcome", filters.outcome),
         ("r.service", filters.service),
         ("r.route", filters.route),
         ("r.service_version", filters.version),
@@ -126,8 +136,23 @@ def evaluations(db: sqlite3.Connection, filters: Filters, now: float) -> list[di
         if value:
             where.append(f"{column} = ?")
             args.append(value)
-    if filters.failed:
-        where.append("e.outcome = 'failed'")
+    if filters.cause == "unknown":
+        where.append("e.outcome = 'failed' AND (e.cause IS NULL OR e.cause = 'unknown')")
+    elif filters.cause:
+        where.append("e.cause = ?")
+        args.append(filters.cause)
+    if filters.score_min is not None:
+        where.append("e.score >= ?")
+        args.append(filters.score_min)
+    if filters.score_max is not None:
+        where.append("e.score <= ?")
+        args.append(filters.score_max)
+    if filters.q:
+        pattern = filters.q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        where.append(
+            "(r.question LIKE ? ESCAPE '\\' OR r.answer LIKE ? ESCAPE '\\' OR r.trace_id LIKE ? ESCAPE '\\')"
+        )
+        args += [f"%{pattern}%", f"%{pattern}%", f"{pattern.lower()}%"]
     if filters.document:
         role = {"irrelevant": " AND relevance = 'irrelevant'", "contradicting": " AND contradicts = 1"}
         where.append(
@@ -136,25 +161,55 @@ def evaluations(db: sqlite3.Connection, filters: Filters, now: float) -> list[di
         args.append(filters.document)
         if filters.role == "contradicting":
             where.append("""e.verdicts LIKE '%"verdict": "contradicted"%'""")  # the evaluations that say so
+    return " AND ".join(where), args
+
+
+def _order(filters: Filters) -> str:
+    direction = "ASC" if filters.order == "asc" else "DESC"
+    first = {
+        "time": f"e.evaluated_at {direction}",
+        "score": f"e.score IS NULL, e.score {direction}, e.evaluated_at DESC",  # unscored ones last
+        "metric": f"e.metric {direction}, e.evaluated_at DESC",
+    }[filters.sort]
+    return f"{first}, e.record_id DESC, e.metric"  # the primary key: a row never moves between pages
+
+
+def evaluations(db: sqlite3.Connection, filters: Filters, now: float) -> list[dict[str, Any]]:
+    """One page of the evaluations matching `filters`, in the order they ask for (newest first)."""
+    where, args = _where(filters, now)
     rows = db.execute(
         f"""SELECT r.trace_id, r.span_id, r.service, r.route, r.model, r.service_version, r.prompt_version,
-                   r.question, e.metric, e.outcome,
+                   r.question, r.conversation_id, e.metric, e.outcome,
                    e.score, e.threshold, e.cause, e.judge, e.evaluated_at
-            {_JOIN} WHERE {" AND ".join(where)} ORDER BY e.evaluated_at DESC, e.metric LIMIT ?""",
-        (*args, filters.limit),
+            {JOIN} WHERE {where} ORDER BY {_order(filters)} LIMIT ? OFFSET ?""",
+        (*args, filters.limit, (filters.page - 1) * filters.limit),
     ).fetchall()
     return [{**dict(row), "stage": stage(row["cause"]) if row["cause"] else None} for row in rows]
 
 
+def matching(db: sqlite3.Connection, filters: Filters, now: float) -> int:
+    """How many evaluations match `filters` (all pages)."""
+    where, args = _where(filters, now)
+    return int(db.execute(f"SELECT COUNT(*) {JOIN} WHERE {where}", args).fetchone()[0])
+
+
+def newer(db: sqlite3.Connection, filters: Filters, since: float, now: float) -> int:
+    """Evaluations matching `filters` that arrived after `since` (the moment the list was read)."""
+    where, args = _where(replace(filters, until=None), now, after=since)
+    return int(db.execute(f"SELECT COUNT(*) {JOIN} WHERE {where}", args).fetchone()[0])
+
+
 def choices(db: sqlite3.Connection, since: float) -> dict[str, list[str]]:
-    """The metrics, services, routes and versions evaluated since `since`: the options of the filters."""
-    found: dict[str, set[str]] = {"metric": set(), "service": set(), "route": set(), "version": set()}
-    for metric, service, route, version in db.execute(
-        f"SELECT e.metric, r.service, r.route, r.service_version {_JOIN} WHERE e.evaluated_at >= ? "
-        "GROUP BY 1, 2, 3, 4",
+    """The metrics, causes, services, routes and versions evaluated since `since`: the filters' options."""
+    found: dict[str, set[str]] = {name: set() for name in ("metric", "cause", "service", "route", "version")}
+    for metric, cause, service, route, version in db.execute(
+        f"SELECT e.metric, e.cause, r.service, r.route, r.service_version {JOIN} WHERE e.evaluated_at >= ? "
+        "GROUP BY 1, 2, 3, 4, 5",
         (since,),
     ):
         found["metric"].add(metric)
+        if cause:
+            found["cause"].add(cause)
         found["service"].add(service)
         found["route"].add(route)
         found["version"].add(version)
@@ -186,37 +241,7 @@ def detail(db: sqlite3.Connection, trace_id: str, span_id: str) -> dict[str, Any
         **{k: record[k] for k in record.keys() if k != "id"},  # noqa: SIM118 (sqlite3.Row)
         "passages": [{**dict(p), "contradicts": bool(p["contradicts"])} for p in passages],
         "evaluations": results,
-        "tokens": sum(r["tokens"] for r in results),
-        "cost_usd": sum(r["cost_usd"] for r in results),
+        # The judge's spend on this record (the app's own token usage is not recorded here).
+        "judge_tokens": sum(r["tokens"] for r in results),
+        "judge_cost_usd": sum(r["cost_usd"] for r in results),
     }
-
-
-def hotspots(db: sqlite3.Connection, since: float, limit: int = 10) -> dict[str, list[dict[str, Any]]]:
-    """Documents most often retrieved but judged irrelevant, and most often deciding a contradicted
-    claim, since `since`: counts and their share of the document's retrievals."""
-    rows = db.execute(
-        "SELECT p.doc_id, COUNT(*) AS retrieved, SUM(p.relevance = 'irrelevant') AS irrelevant, "
-        "SUM(p.contradicts) AS contradicting FROM passages p JOIN records r ON r.id = p.record_id "
-        "WHERE r.evaluated_at >= ? AND p.doc_id != '' GROUP BY p.doc_id",
-        (since,),
-    ).fetchall()
-
-    def top(column: str) -> list[dict[str, Any]]:
-        ranked = sorted((r for r in rows if r[column]), key=lambda r: (-r[column], r["doc_id"]))[:limit]
-        return [
-            {
-                "document": r["doc_id"],
-                "count": r[column],
-                "retrieved": r["retrieved"],
-                "share": r[column] / r["retrieved"],
-            }
-            for r in ranked
-        ]
-
-    return {"irrelevant": top("irrelevant"), "contradicting": top("contradicting")}
-
-
-def totals(db: sqlite3.Connection) -> dict[str, Any]:
-    (stored,) = db.execute("SELECT COUNT(*) FROM evaluations").fetchone()
-    oldest = db.execute("SELECT MIN(evaluated_at) FROM records").fetchone()[0]
-    return {"evaluations": stored, "oldest": oldest}

@@ -123,6 +123,7 @@ def stored_from_document(value: bytes, timestamp_ms: int) -> StoredEvaluation:
         question=_text(document.get("question")),
         answer=_text(document.get("answer")),
         passages=None if passages is None else tuple(p or StoredPassage("") for p in passages),
+        conversation_id=_text(document.get("conversation_id")) or "",
     )
 
 

@@ -1,5 +1,6 @@
 """The page's routes on the status server: HTML views at `/`, `/evaluations`, `/evaluations/{trace}/{span}`,
-the same data as JSON under `/api/`, and the stylesheet and script under `/static/`.
+`/traces/{trace}` and `/conversations/{id}`, the same data as JSON under `/api/`, and the stylesheet
+and script under `/static/`.
 
 Handlers are plain functions (Starlette runs them in its thread pool, each on a store connection of
 its own), so a slow query never holds up `/metrics`. With `page.token` set every view and API call
@@ -11,10 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
@@ -22,7 +26,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from collector.page import queries, views
+from collector.page import queries, summaries, threads, views
 from collector.page.charts import sparkline
 from collector.page.config import PageConfig
 from collector.page.pipeline_state import pipeline_state
@@ -61,6 +65,9 @@ class PageRoutes:
             sparkline=sparkline,
             detail_url=views.detail_url,
             evaluations_url=views.evaluations_url,
+            trace_url=views.trace_url,
+            conversation_url=views.conversation_url,
+            list_url=lambda filters, **changes: views.evaluations_url(**filters.params(**changes)),
             hide_texts=hide_texts,
             group_view=group_view,
             refresh_s=config.refresh_s,
@@ -71,8 +78,19 @@ class PageRoutes:
             Route("/", self._guard(self.overview_page), methods=["GET"]),
             Route("/evaluations", self._guard(self.evaluations_page), methods=["GET"]),
             Route("/evaluations/{trace_id}/{span_id}", self._guard(self.detail_page), methods=["GET"]),
+            Route("/traces/{trace_id}", self._guard(self.trace_page), methods=["GET"]),
+            Route(
+                "/conversations/{conversation_id:path}", self._guard(self.conversation_page), methods=["GET"]
+            ),
             Route("/api/overview", self._guard(self.overview_api, api=True), methods=["GET"]),
             Route("/api/evaluations", self._guard(self.evaluations_api, api=True), methods=["GET"]),
+            Route("/api/evaluations/new", self._guard(self.newer_api, api=True), methods=["GET"]),
+            Route("/api/traces/{trace_id}", self._guard(self.trace_api, api=True), methods=["GET"]),
+            Route(
+                "/api/conversations/{conversation_id:path}",
+                self._guard(self.conversation_api, api=True),
+                methods=["GET"],
+            ),
             Route(
                 "/api/evaluations/{trace_id}/{span_id}",
                 self._guard(self.detail_api, api=True),
@@ -86,9 +104,9 @@ class PageRoutes:
     def overview_data(self) -> dict[str, Any]:
         now = self._clock()
         with self.store.reader() as db:
-            rows = queries.overview(db, now)
-            causes = queries.causes(db, now - 3600)
-            totals = queries.totals(db)
+            rows = summaries.overview(db, now)
+            causes = summaries.causes(db, now - 3600)
+            totals = summaries.totals(db)
             used = self.store.used_bytes(db)
         return {
             "now": now,
@@ -106,36 +124,84 @@ class PageRoutes:
         now = self._clock()
         if now - fetched >= _HOTSPOTS_TTL_S or not data:
             with self.store.reader() as db:
-                data = queries.hotspots(db, now - 24 * 3600)
+                data = summaries.hotspots(db, now - 24 * 3600)
             self._hotspots = (now, data)
         return data
 
-    def evaluations_data(self, filters: queries.Filters) -> list[dict[str, Any]]:
+    def evaluations_data(self, filters: queries.Filters) -> tuple[dict[str, Any], queries.Filters]:
+        """One page of the list, read as of `filters.until` (now, rounded up to the millisecond, for a
+        first look): the filters returned carry that moment, for the links to the other pages."""
+        now = self._clock()
+        if filters.until is None:
+            filters = replace(filters, until=math.ceil(now * 1000) / 1000)
         with self.store.reader() as db:
-            return queries.evaluations(db, filters, self._clock())
+            total = queries.matching(db, filters, now)
+            pages = max(1, math.ceil(total / filters.limit))
+            filters = replace(filters, page=min(filters.page, pages))
+            rows = queries.evaluations(db, filters, now)
+        data = {
+            "evaluations": rows,
+            "total": total,
+            "page": filters.page,
+            "pages": pages,
+            "per_page": filters.limit,
+            "until": filters.until,
+        }
+        return data, filters
 
     def detail_data(self, trace_id: str, span_id: str) -> dict[str, Any] | None:
         with self.store.reader() as db:
             record = queries.detail(db, trace_id, span_id)
         if record is not None:
-            record["trace_url"] = views.trace_link(self.config.trace_url, trace_id, span_id)
+            # `page.trace_url` (the user's tracing backend) when set, else the page's own trace view.
+            external = views.trace_link(self.config.trace_url, trace_id, span_id)
+            record["trace_url"] = external or views.trace_url(trace_id)
+            record["trace_url_external"] = external is not None
         return record
+
+    def trace_data(self, trace_id: str) -> dict[str, Any] | None:
+        with self.store.reader() as db:
+            trace = threads.trace(db, trace_id)
+        if trace is not None:
+            trace["external_url"] = views.trace_link(self.config.trace_url, trace_id, "")
+        return trace
+
+    def conversation_data(self, conversation_id: str) -> dict[str, Any] | None:
+        with self.store.reader() as db:
+            return threads.conversation(db, conversation_id)
 
     # --- HTML ------------------------------------------------------------------------------
     def overview_page(self, request: Request) -> Response:
         return self._render(request, "overview.html", self.overview_data())
 
     def evaluations_page(self, request: Request) -> Response:
-        filters = queries.Filters.parse(dict(request.query_params))
+        data, filters = self.evaluations_data(queries.Filters.parse(request.query_params))
         with self.store.reader() as db:
             choices = queries.choices(db, self._clock() - queries.WINDOWS["24h"])
+        newer = {**filters.params(page=1, until=None), "since": f"{filters.until:.3f}"}
         context = {
-            "rows": self.evaluations_data(filters),
+            **data,
+            "rows": data["evaluations"],
             "filters": filters,
             "choices": choices,
             "windows": list(queries.WINDOWS),
+            "per_page_choices": queries.PER_PAGE,
+            "outcomes": queries.OUTCOMES,
+            "newer_url": "/api/evaluations/new?" + urlencode(newer),
         }
         return self._render(request, "evaluations.html", context)
+
+    def trace_page(self, request: Request) -> Response:
+        trace = self.trace_data(request.path_params["trace_id"])
+        if trace is None:
+            return self._render(request, "missing.html", {"params": request.path_params}, 404)
+        return self._render(request, "trace.html", {"trace": trace})
+
+    def conversation_page(self, request: Request) -> Response:
+        conversation = self.conversation_data(request.path_params["conversation_id"])
+        if conversation is None:
+            return self._render(request, "missing.html", {"params": request.path_params}, 404)
+        return self._render(request, "conversation.html", {"conversation": conversation})
 
     def detail_page(self, request: Request) -> Response:
         record = self.detail_data(request.path_params["trace_id"], request.path_params["span_id"])
@@ -162,8 +228,28 @@ class PageRoutes:
         return JSONResponse(self.overview_data())
 
     def evaluations_api(self, request: Request) -> Response:
-        filters = queries.Filters.parse(dict(request.query_params))
-        return JSONResponse({"evaluations": self.evaluations_data(filters)})
+        data, _ = self.evaluations_data(queries.Filters.parse(request.query_params))
+        return JSONResponse(data)
+
+    def newer_api(self, request: Request) -> Response:
+        """How many evaluations matching the list's filters arrived since it was read (`since`)."""
+        filters = queries.Filters.parse(request.query_params)
+        try:
+            since = float(request.query_params.get("since", ""))
+        except ValueError:
+            return JSONResponse({"error": "since (unix seconds) is required"}, 400)
+        with self.store.reader() as db:
+            return JSONResponse({"new": queries.newer(db, filters, since, self._clock())})
+
+    def trace_api(self, request: Request) -> Response:
+        trace = self.trace_data(request.path_params["trace_id"])
+        return JSONResponse(trace) if trace is not None else JSONResponse({"error": "not stored"}, 404)
+
+    def conversation_api(self, request: Request) -> Response:
+        conversation = self.conversation_data(request.path_params["conversation_id"])
+        if conversation is None:
+            return JSONResponse({"error": "not stored"}, 404)
+        return JSONResponse(conversation)
 
     def detail_api(self, request: Request) -> Response:
         record = self.detail_data(request.path_params["trace_id"], request.path_params["span_id"])

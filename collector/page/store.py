@@ -8,7 +8,8 @@ query never holds up writing: WAL for a file, read-uncommitted for the shared in
 
 The same result can arrive twice (this replica's own export and the results topic read back), so
 every write is an upsert keyed by (trace id, span id, metric). With `hide_texts` no text is ever
-written: the question, the answer, passage texts, reasons, and verdict items and reasons.
+written: the question, the answer, passage texts, the judge's reasons, and verdict items and reasons;
+only an error's or an unmeasured result's reason stays (ragpulse's words on why there is no score).
 """
 
 from __future__ import annotations
@@ -19,11 +20,13 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from collector.page.metrics import STORE_EVICTED
+from collector.page.stored import StoredEvaluation, StoredPassage, contradicted_passages
+from evaluators.result import reason_holds_texts
+
+__all__ = ["Store", "StoredEvaluation", "StoredPassage", "contradicted_passages"]  # the shapes, here too
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
@@ -33,6 +36,7 @@ CREATE TABLE IF NOT EXISTS records (
     service_version TEXT NOT NULL DEFAULT '', prompt_version TEXT NOT NULL DEFAULT '',
     question TEXT, answer TEXT,
     evaluated_at REAL NOT NULL,
+    conversation_id TEXT NOT NULL DEFAULT '', convention TEXT NOT NULL DEFAULT '', ended_at REAL,
     UNIQUE (trace_id, span_id));
 CREATE INDEX IF NOT EXISTS records_time ON records (evaluated_at);
 CREATE TABLE IF NOT EXISTS passages (
@@ -50,16 +54,27 @@ CREATE TABLE IF NOT EXISTS evaluations (
     evaluated_at REAL NOT NULL,
     PRIMARY KEY (record_id, metric));
 CREATE INDEX IF NOT EXISTS evaluations_time ON evaluations (evaluated_at);
+CREATE INDEX IF NOT EXISTS evaluations_metric_time ON evaluations (metric, evaluated_at);
 """
+# Added after the first release: a store file written by an older ragpulse gains them, empty.
+_LATER_COLUMNS = {
+    "service_version": "TEXT NOT NULL DEFAULT ''",
+    "prompt_version": "TEXT NOT NULL DEFAULT ''",
+    "conversation_id": "TEXT NOT NULL DEFAULT ''",
+    "convention": "TEXT NOT NULL DEFAULT ''",
+    "ended_at": "REAL",
+}
 
 _UPSERT_RECORD = """
 INSERT INTO records (trace_id, span_id, service, route, model, service_version, prompt_version, question,
-    answer, evaluated_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    answer, evaluated_at, conversation_id, convention, ended_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (trace_id, span_id) DO UPDATE SET
     question = COALESCE(excluded.question, question), answer = COALESCE(excluded.answer, answer),
     service_version = MAX(service_version, excluded.service_version),
     prompt_version = MAX(prompt_version, excluded.prompt_version),
+    conversation_id = MAX(conversation_id, excluded.conversation_id),
+    convention = MAX(convention, excluded.convention), ended_at = COALESCE(ended_at, excluded.ended_at),
     evaluated_at = MAX(evaluated_at, excluded.evaluated_at)
 RETURNING id"""
 # A passage is relevant when any metric judged it so (as `evaluators.causes.passage_relevance`).
@@ -76,55 +91,6 @@ INSERT OR REPLACE INTO evaluations (record_id, metric, outcome, score, threshold
     reason, cause, judge, judge_model, duration_s, tokens, cost_usd, verdicts, verdicts_truncated,
     evaluated_at)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
-
-
-@dataclass(frozen=True, slots=True)
-class StoredPassage:
-    id: str
-    score: float | None = None
-    text: str | None = None
-    relevance: str | None = None  # relevant / irrelevant / None: not judged
-
-
-@dataclass(frozen=True, slots=True)
-class StoredEvaluation:
-    """One metric's result with its record, from this process's export or from the results topic."""
-
-    trace_id: str
-    span_id: str
-    metric: str
-    outcome: str
-    score: float | None
-    evaluated_at: float  # unix seconds
-    threshold: float | None = None
-    lower_is_better: bool = False
-    reason: str | None = None
-    cause: str | None = None
-    judge: str = ""
-    judge_model: str = ""
-    duration_s: float = 0.0
-    tokens: int = 0
-    cost_usd: float = 0.0
-    verdicts: tuple[dict[str, Any], ...] = ()  # `collector.verdicts.verdict_documents`
-    verdicts_truncated: int = 0
-    service: str = ""
-    route: str = ""
-    model: str = ""
-    service_version: str = ""  # the app's `service.version` ("" when it sent none)
-    prompt_version: str = ""
-    question: str | None = None
-    answer: str | None = None
-    passages: tuple[StoredPassage, ...] | None = None  # None: not known (an older results document)
-
-
-def contradicted_passages(verdicts: Sequence[dict[str, Any]]) -> set[int]:
-    """Indexes of the passages that decide a contradicted claim (the knowledge-base hotspots)."""
-    return {
-        int(index)
-        for verdict in verdicts
-        if verdict.get("kind") == "claim" and verdict.get("verdict") == "contradicted"
-        for index in verdict.get("passages") or ()
-    }
 
 
 class Store:
@@ -150,13 +116,13 @@ class Store:
             self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
         self._add_missing_columns()
+        self._db.execute("CREATE INDEX IF NOT EXISTS records_conversation ON records (conversation_id)")
 
     def _add_missing_columns(self) -> None:
-        """A store file written by an older ragpulse lacks the version columns: add them, empty."""
         present = {row[1] for row in self._db.execute("PRAGMA table_info(records)")}
-        for column in ("service_version", "prompt_version"):
+        for column, declaration in _LATER_COLUMNS.items():
             if column not in present:
-                self._db.execute(f"ALTER TABLE records ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
+                self._db.execute(f"ALTER TABLE records ADD COLUMN {column} {declaration}")
 
     def _connect(self) -> sqlite3.Connection:
         connection = sqlite3.connect(
@@ -220,6 +186,9 @@ class Store:
                 None if hide else item.question,
                 None if hide else item.answer,
                 float(item.evaluated_at),
+                item.conversation_id,
+                item.convention,
+                None if item.ended_at is None else float(item.ended_at),
             ),
         ).fetchone()
         contradicting = contradicted_passages(item.verdicts)
@@ -249,7 +218,7 @@ class Store:
                 item.score,
                 item.threshold,
                 int(item.lower_is_better),
-                None if hide else item.reason,
+                None if hide and reason_holds_texts(item.outcome) else item.reason,
                 item.cause,
                 item.judge,
                 item.judge_model,

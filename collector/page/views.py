@@ -96,6 +96,15 @@ def detail_url(trace_id: str, span_id: str) -> str:
     return f"/evaluations/{quote(trace_id, safe='')}/{quote(span_id, safe='')}"
 
 
+def trace_url(trace_id: str) -> str:
+    """The page's own view of a trace (what ragpulse read from it)."""
+    return f"/traces/{quote(trace_id, safe='')}"
+
+
+def conversation_url(conversation_id: str) -> str:
+    return f"/conversations/{quote(conversation_id, safe='')}"
+
+
 def ago(unix_s: float | None, now: float | None = None) -> str:
     if unix_s is None:
         return "never"
@@ -119,6 +128,14 @@ def share(value: float | None) -> str:
     return "–" if value is None else f"{value:.0%}"
 
 
+def seconds(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return (
+        f"{value * 1000:.0f} ms" if value < 1 else f"{value:.1f} s" if value < 90 else f"{value / 60:.0f} min"
+    )
+
+
 def usd(value: float | None) -> str:
     return "$0" if not value else f"${value:.4f}" if value < 1 else f"${value:,.2f}"
 
@@ -132,4 +149,5 @@ FILTERS = {
     "score": score,
     "share": share,
     "usd": usd,
+    "seconds": seconds,
 }

@@ -59,6 +59,15 @@ def record(
     )
 
 
+def undecided(session: JudgeSession, verdicts: Sequence[Verdict], fallback: str) -> UndefinedScoreError:
+    """Every verdict was `idk`: the result is unmeasured. The local judge's reason is ragpulse's own
+    words (what it cannot judge, what to configure) and is kept; an LLM judge's may quote the question
+    or the answer, and an unmeasured reason survives `hide_texts` (`reason_holds_texts`): the fixed
+    `fallback` instead."""
+    reason = verdicts[0].reason if verdicts and session.judge.info.judge == "offline" else ""
+    return UndefinedScoreError(reason or fallback)
+
+
 def listing(items: list[str], limit: int = 3) -> str:
     shown = "; ".join(f"'{item[:80]}'" for item in items[:limit])
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")

@@ -22,7 +22,7 @@ from evaluators import scores
 from evaluators.case import CaseField, TestCase, Turn
 from evaluators.judges.base import ExtractKind, Verdict, VerdictTask
 from evaluators.judges.prompts import instruction_overrides
-from evaluators.metrics.base import Metric, MetricOptions, Scored, listing, record
+from evaluators.metrics.base import Metric, MetricOptions, Scored, listing, record, undecided
 from evaluators.session import JudgeSession
 
 # The instructions, one per question asked (easy to find, and overridable with a metric's `template`).
@@ -63,12 +63,18 @@ def replies(turns: Sequence[Turn]) -> list[str]:
 
 
 def tallied(
-    items: list[str], verdicts: Sequence[Verdict], kind: str, check: str, kept: str, flagged: str
+    session: JudgeSession,
+    items: list[str],
+    verdicts: Sequence[Verdict],
+    kind: str,
+    check: str,
+    kept: str,
+    flagged: str,
 ) -> Scored:
     """The share of items not judged against (deepeval counts only a "no"), with a reason that names
     the count (`kept`) and the items against (`flagged`); all `idk` means nothing was judged."""
     if all(v.verdict == "idk" for v in verdicts):
-        raise scores.UndefinedScoreError(verdicts[0].reason or "the judge could not decide")
+        raise undecided(session, verdicts, "the judge could not decide")
     against = [item for item, v in zip(items, verdicts, strict=True) if v.verdict == "no"]
     reason = f"{len(items) - len(against)} of {len(items)} {kept}"
     if against:
@@ -110,7 +116,7 @@ class KnowledgeRetention(ConversationMetric):
     async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
         items, verdicts = await self.judge_replies(case, session)
         return tallied(
-            items, verdicts, "reply", "retains", "replies keep what the user said before", "lapses"
+            session, items, verdicts, "reply", "retains", "replies keep what the user said before", "lapses"
         )
 
 
@@ -131,7 +137,7 @@ class ConversationRelevancy(ConversationMetric):
     async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
         items, verdicts = await self.judge_replies(case, session)
         kept = "replies are relevant to the conversation"
-        return tallied(items, verdicts, "reply", "relevant", kept, "off the point")
+        return tallied(session, items, verdicts, "reply", "relevant", kept, "off the point")
 
 
 class ConversationCompleteness(ConversationMetric):
@@ -154,4 +160,4 @@ class ConversationCompleteness(ConversationMetric):
                 raise scores.UndefinedScoreError("the user expressed no intention to satisfy")
             verdicts = await session.verdicts(intentions, [numbered(turns)], VerdictTask.SATISFIES)
         kept = "user intentions satisfied"
-        return tallied(intentions, verdicts, "intention", "satisfied", kept, "not satisfied")
+        return tallied(session, intentions, verdicts, "intention", "satisfied", kept, "not satisfied")

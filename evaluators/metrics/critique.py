@@ -15,7 +15,7 @@ from evaluators import scores
 from evaluators.case import CaseField, TestCase
 from evaluators.causes import CRITERION
 from evaluators.judges.base import VerdictTask
-from evaluators.metrics.base import Metric, MetricOptions, Scored, record
+from evaluators.metrics.base import Metric, MetricOptions, Scored, record, undecided
 from evaluators.session import JudgeSession
 
 # Built-in aspects: (definition, lower_is_better); a "yes" means the aspect is present. ragas' five
@@ -103,7 +103,7 @@ class AspectCritique(Metric):
         )
         votes = [ballot[0] for ballot in ballots]
         if all(v.verdict == "idk" for v in votes):  # a judge that cannot judge criteria (the offline one)
-            raise scores.UndefinedScoreError(votes[0].reason or "the judge could not decide")
+            raise undecided(session, votes, "the judge could not decide")
         yes = [v.verdict == "yes" for v in votes]
         score = scores.majority_vote(yes)
         reason = f"{sum(yes)} of {self.strictness} votes find the aspect '{self.aspect}' present"

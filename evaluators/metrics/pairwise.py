@@ -13,11 +13,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from evaluators import scores
 from evaluators.case import CaseField, TestCase
 from evaluators.judges.base import Verdict, VerdictTask
 from evaluators.judges.prompts import instruction_overrides
-from evaluators.metrics.base import Metric, Scored, record
+from evaluators.metrics.base import Metric, Scored, record, undecided
 from evaluators.session import JudgeSession
 
 # Completes the judge's "For each item answer ...". A tie is "no" in both orders, so "idk" is left to
@@ -63,7 +62,7 @@ class PairwisePreference(Metric):
             )
         verdicts = (this_first[0], baseline_first[0])
         if all(v.verdict == "idk" for v in verdicts):
-            raise scores.UndefinedScoreError(verdicts[0].reason or "the judge could not compare the answers")
+            raise undecided(session, verdicts, "the judge could not compare the answers")
         score, reason = consensus(*verdicts)
         return Scored(
             score,

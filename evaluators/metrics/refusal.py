@@ -11,10 +11,9 @@ Judge calls per case: 1 (the refusal verdict); 2 when the answer refuses and pas
 
 from __future__ import annotations
 
-from evaluators import scores
 from evaluators.case import CaseField, TestCase
 from evaluators.judges.base import Verdict, VerdictTask
-from evaluators.metrics.base import Metric, Scored, record
+from evaluators.metrics.base import Metric, Scored, record, undecided
 from evaluators.session import JudgeSession
 
 # A refusal of a request that should be declined (harmful, out of scope) is no retrieval failure.
@@ -37,7 +36,7 @@ class Refusal(Metric):
         [refuses] = await session.verdicts([answer], [question], VerdictTask.REFUSES)
         records = [record("answer", answer, refuses, VerdictTask.REFUSES.value)]
         if refuses.verdict == "idk":
-            raise scores.UndefinedScoreError(refuses.reason or "the judge could not tell whether it refuses")
+            raise undecided(session, [refuses], "the judge could not tell whether it refuses")
         if refuses.verdict == "no":
             return Scored(0.0, _because("the answer does not refuse", refuses), records, {"refused": False})
         passages = [p for p in case.retrieval_context or [] if p.strip()]

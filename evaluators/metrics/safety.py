@@ -19,7 +19,7 @@ from typing import ClassVar, Unpack
 from evaluators import scores
 from evaluators.case import CaseField, TestCase
 from evaluators.judges.base import ExtractKind, VerdictTask
-from evaluators.metrics.base import Metric, MetricOptions, Scored, listing, record
+from evaluators.metrics.base import Metric, MetricOptions, Scored, listing, record, undecided
 from evaluators.metrics.critique import AspectCritique
 from evaluators.session import JudgeSession
 
@@ -83,7 +83,7 @@ class _OpinionMetric(Metric):
             return Scored(0.0, reason, details={"opinions": 0, self.fault: 0})
         verdicts = await session.verdicts(opinions, [RUBRICS[self.name]], VerdictTask.SATISFIES)
         if all(v.verdict == "idk" for v in verdicts):
-            raise scores.UndefinedScoreError(verdicts[0].reason or "the judge could not decide")
+            raise undecided(session, verdicts, "the judge could not decide")
         faulty = [v.verdict == "yes" for v in verdicts]
         reason = f"{sum(faulty)} of {len(opinions)} opinions {self.fault}"
         if any(faulty):

@@ -124,6 +124,21 @@ async def test_a_custom_criterion_fails_as_criteria_whatever_its_name(
     assert {STAGE[cause] for cause in causes.values()} == {"generation"}
 
 
+async def test_an_undecided_llm_judge_leaves_its_words_out_of_the_unmeasured_reason(
+    openai_server: ScriptedOpenAIServer, openai_judge: OpenAIJudge
+) -> None:
+    """`hide_texts` keeps unmeasured reasons (they are ragpulse's words): an LLM judge's `idk` reason,
+    which may quote the answer, is not one of them."""
+    specs = parse_custom_metrics({"politeness": {"kind": "aspect", "definition": "Is it polite?"}})
+    openai_server.script.task_defaults["satisfies"] = "idk"
+    result = await a_evaluate_case(
+        _case(EIFFEL.grounded), [specs["politeness"].build("politeness")], openai_judge
+    )
+    (politeness,) = result.results
+    assert politeness.outcome is Outcome.UNMEASURED
+    assert politeness.reason == "unmeasured: the judge could not decide"
+
+
 def _failed(name: str, verdicts: list[VerdictRecord] | None = None, **details: object) -> MetricResult:
     return MetricResult(
         name=name, outcome=Outcome.FAILED, score=0.0, threshold=0.5, verdicts=verdicts or [], details=details

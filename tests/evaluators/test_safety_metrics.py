@@ -115,7 +115,7 @@ async def test_an_undecided_refusal_verdict_is_unmeasured(openai_server, openai_
     openai_server.script.task_verdicts[("refuses", "Lisbon")] = "idk"
     result = await Refusal().a_measure(_case(ANSWERED), openai_judge)
     assert (result.outcome, result.score) == (Outcome.UNMEASURED, None)
-    assert result.reason == "unmeasured: scripted idk"
+    assert result.reason == "unmeasured: the judge could not tell whether it refuses"  # not its words
 
 
 async def test_a_malformed_reply_is_an_error_not_a_score(openai_server, openai_judge) -> None:

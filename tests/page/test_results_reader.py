@@ -161,6 +161,9 @@ def test_lenient_parsing() -> None:
         1_700_000_000_000,
     )
     assert minimal.score is None and minimal.evaluated_at == 1_700_000_000 and minimal.passages is None
+    assert minimal.conversation_id == ""
+    turn = stored_from_document(json.dumps(document("t", conversation_id="chat-9")).encode(), 5_000)
+    assert turn.conversation_id == "chat-9"  # the conversation view works in the group view too
     odd = stored_from_document(
         json.dumps(
             document(

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator
 
 import httpx
 import pytest
 from pydantic import SecretStr
 
+from collector.metrics import CONSUMER_LAG, JUDGE_REQUESTS
 from collector.page.app import Page
 from collector.page.config import PageConfig
+from collector.page.pipeline_state import has_series
+from collector.stages import Evaluation, Outcome
 from collector.status_server import StatusServer
 from tests.page.factories import faithfulness, make_record, relevancy
 
@@ -87,18 +91,82 @@ def test_views_and_api_show_what_was_exported(open_page: tuple[str, Page]) -> No
     assert httpx.get(f"{base}/static/page.css").headers["content-type"].startswith("text/css")
 
 
-def test_no_trace_link_without_a_template() -> None:
+def test_without_a_trace_url_the_trace_link_opens_the_pages_own_trace_view() -> None:
     with serve(PageConfig()) as (base, page):
-        record = make_record()
+        record = make_record(conversation_id="chat-1", convention="openinference")
         page.exporter.export(record, [faithfulness()])
         assert page.exporter.force_flush(5.0)
         detail = httpx.get(f"{base}/evaluations/{record.trace_id}/{record.anchor_span_id}").text
-        assert 'id="trace-link"' not in detail
+        assert f'id="trace-link" href="/traces/{record.trace_id}"' in detail
+        assert 'id="conversation-link" href="/conversations/chat-1"' in detail
+        assert "judge: 812 tokens · $0.0003" in detail  # the judge's spend, not the app's usage
+        view = httpx.get(f"{base}/traces/{record.trace_id}")
+        assert view.status_code == 200 and record.anchor_span_id in view.text and "openinference" in view.text
+        api = httpx.get(f"{base}/api/traces/{record.trace_id}").json()
+        assert api["records"][0]["evaluations"][0]["metric"] == "faithfulness" and api["external_url"] is None
+        assert httpx.get(f"{base}/traces/{'0' * 32}").status_code == 404
+        conversation = httpx.get(f"{base}/api/conversations/chat-1").json()
+        assert [t["span_id"] for t in conversation["turns"]] == [record.anchor_span_id]
+        assert httpx.get(f"{base}/conversations/a/b%2Fc").status_code == 404  # ids may hold a slash
+
+
+def test_the_list_pages_and_counts_what_arrived_since_it_was_read() -> None:
+    with serve(PageConfig()) as (base, page):
+        for _ in range(7):
+            page.exporter.export(make_record(), [faithfulness(0.9)])
+        assert page.exporter.force_flush(5.0)
+        first = httpx.get(f"{base}/api/evaluations", params={"limit": "5"}).json()
+        assert (first["total"], first["page"], first["pages"], len(first["evaluations"])) == (7, 1, 2, 5)
+        since = first["until"]
+        while time.time() <= since:  # the list was read as of `since` (rounded up to the millisecond)
+            time.sleep(0.001)
+        page.exporter.export(make_record(), [faithfulness(0.2)])
+        assert page.exporter.force_flush(5.0)
+        second = httpx.get(f"{base}/api/evaluations", params={"limit": "5", "page": "2", "until": since})
+        assert len(second.json()["evaluations"]) == 2  # the page as it was: nothing shifted onto it
+        fresh = httpx.get(f"{base}/api/evaluations/new", params={"since": since}).json()
+        failed = httpx.get(f"{base}/api/evaluations/new", params={"since": since, "outcome": "failed"}).json()
+        assert fresh == {"new": 1} and failed == {"new": 1}
+        assert httpx.get(f"{base}/api/evaluations/new").status_code == 400
+        html = httpx.get(f"{base}/evaluations", params={"limit": "5", "page": "9"}).text
+        assert 'id="page-number">2<' in html and 'id="prev-page"' in html and 'id="next-page"' not in html
+
+
+def test_cards_only_for_what_this_process_runs() -> None:
+    # The registry is the process's: what an earlier test in this process started shows here too.
+    kafka_before, judge_before = has_series(CONSUMER_LAG), has_series(JUDGE_REQUESTS)
+    with serve(PageConfig()) as (base, _):
+        pipeline = httpx.get(f"{base}/api/overview").json()["pipeline"]
+        html = httpx.get(f"{base}/").text
+        assert (pipeline["consumer_lag"] is None, "Kafka lag" not in html) == (not kafka_before,) * 2
+        assert (pipeline["judge_cost_usd"] is None, "judge spend" not in html) == (not judge_before,) * 2
+        assert 'id="stored"' in html and "sampled" in html
+        CONSUMER_LAG.labels("ragpulse-spans-page-test", "0").set(42)  # a Kafka consumer got a partition
+        try:
+            html = httpx.get(f"{base}/").text
+            assert (
+                "Kafka lag" in html
+                and httpx.get(f"{base}/api/overview").json()["pipeline"]["consumer_lag"] >= 42
+            )
+        finally:
+            CONSUMER_LAG.remove("ragpulse-spans-page-test", "0")
+
+
+def test_hide_texts_shows_why_a_metric_is_unmeasured() -> None:
+    why = "unmeasured: no reference context ids to compare against"
+    unmeasured = Evaluation("contextual_recall", Outcome.UNMEASURED, None, why, 0.5, False, "offline", "")
+    with serve(PageConfig(), hide_texts=True) as (base, page):
+        record = make_record()
+        page.exporter.export(record, [faithfulness(), unmeasured])
+        assert page.exporter.force_flush(5.0)
+        detail = httpx.get(f"{base}/evaluations/{record.trace_id}/{record.anchor_span_id}").text
+    assert why in detail and "hidden (hide_texts)" in detail and "1 of 2 claims supported" not in detail
 
 
 def test_token_guards_the_page_and_api_but_not_metrics_or_probes(guarded_page: tuple[str, Page]) -> None:
     base, _ = guarded_page
-    for path in ("/", "/evaluations", "/api/overview", "/api/evaluations", "/api/hotspots"):
+    paths = ("/", "/evaluations", "/traces/ab", "/conversations/c", "/api/overview", "/api/evaluations")
+    for path in (*paths, "/api/evaluations/new", "/api/traces/ab", "/api/conversations/c", "/api/hotspots"):
         response = httpx.get(base + path)
         assert response.status_code == 401, path
         assert response.headers["www-authenticate"].startswith("Bearer")

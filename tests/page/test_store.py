@@ -10,8 +10,9 @@ import pytest
 
 from collector.page.exporter import StoreExporter, stored_evaluation
 from collector.page.metrics import STORE_DROPPED, STORE_EVICTED
-from collector.page.queries import Filters, detail, evaluations, hotspots
+from collector.page.queries import Filters, detail, evaluations
 from collector.page.store import Store, StoredEvaluation, StoredPassage
+from collector.page.summaries import hotspots
 from collector.page.writer import StoreWriter
 from collector.verdicts import VerdictLimits
 from tests.page.factories import ANSWER, PASSAGES, QUESTION, faithfulness, make_record, relevancy
@@ -64,7 +65,7 @@ def test_the_same_result_twice_is_stored_once_and_passages_merge() -> None:
         "item": "It is 512 metres tall.",
         "reason": "the context says 330",
     }
-    assert record_view["tokens"] == 812 and record_view["cost_usd"] == pytest.approx(0.00031)
+    assert record_view["judge_tokens"] == 812 and record_view["judge_cost_usd"] == pytest.approx(0.00031)
 
 
 def test_retention_deletes_what_is_older_and_counts_it() -> None:
@@ -134,7 +135,7 @@ def test_filters_and_hotspots() -> None:
     store.write([stored(passing, faithfulness(1.0, contradicted_by=2), NOW - 7200)])
     with store.reader() as db:
         assert len(evaluations(db, Filters(), NOW)) == 6
-        failed = evaluations(db, Filters(failed=True), NOW)
+        failed = evaluations(db, Filters(outcome="failed"), NOW)
         assert {row["metric"] for row in failed} == {"faithfulness"} and len(failed) == 3
         assert evaluations(db, Filters(service="wiki", window="6h"), NOW)[0]["trace_id"] == passing.trace_id
         assert evaluations(db, Filters(service="wiki", window="1h"), NOW) == []
