@@ -7,6 +7,7 @@ import asyncio
 import json
 import logging
 import sys
+from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +21,8 @@ from collector.logs import quiet_libraries
 
 if TYPE_CHECKING:
     from collector.config import Settings
+    from collector.service import Service
+    from evaluators.judge_choice import SidecarJudging
 
 logger = logging.getLogger("ragpulse")
 
@@ -90,25 +93,52 @@ def cmd_check_config(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from collector.service import build, replay
+    from collector.service import build, replay, replay_destinations
+
+    def refuse(message: str) -> int:
+        print(f"ragpulse replay: {message}", file=sys.stderr)
+        return 2
 
     try:
         start_ms, end_ms = (int(utc_timestamp(v).timestamp() * 1000) for v in (args.start, args.end))
     except ValueError as exc:
-        print(f"ragpulse replay: {exc}", file=sys.stderr)
-        return 2
+        return refuse(str(exc))
     settings = _load(args)
     if end_ms <= start_ms or not settings.kafka.bootstrap_servers:
-        print("ragpulse replay: needs --kafka-bootstrap and --to after --from", file=sys.stderr)
-        return 2
+        return refuse("needs --kafka-bootstrap and --to after --from")
+    destinations = replay_destinations(settings)
+    if not destinations:
+        return refuse(
+            "nowhere to write the scores (Prometheus metrics end with this process): configure "
+            "results.bootstrap_servers, otel_export.endpoint, phoenix.endpoint or page.store_path"
+        )
     # Never more records in flight than the evaluation queue holds: a replay waits instead of shedding.
     in_flight = min(settings.kafka.max_in_flight_records, settings.evaluation.queue_size)
     settings = settings.with_values(**{"kafka.max_in_flight_records": in_flight})
     service = build(settings, replay=(start_ms, end_ms))
     asyncio.run(replay(service))
-    receiver = service.receiver
-    print(f"replayed {receiver.records_read} records of {args.start} .. {args.end}")  # type: ignore[attr-defined]
-    return 0
+    return replay_report(service, f"{args.start} .. {args.end}", destinations)
+
+
+def replay_report(service: Service, span: str, destinations: list[str]) -> int:
+    """What a replay did, on stdout; 1 when an exporter failed to deliver some of it."""
+    from collector.service import skipped_counts, undelivered_counts
+
+    def listed(counts: Counter[str]) -> str:
+        return ", ".join(f"{reason} {n}" for reason, n in sorted(counts.items())) or "none"
+
+    tally = service.tally
+    assert tally is not None
+    results = sum(tally.outcomes.values())
+    undelivered = undelivered_counts()
+    print(f"ragpulse replay {span}: read {service.receiver.records_read} records")  # type: ignore[attr-defined]
+    scored = f"{len(tally.traces)} traces ({tally.records} generations)"
+    print(f"  scored {scored}: {results} results ({listed(tally.outcomes)})")
+    print(f"  exported {results} results to {', '.join(destinations)}")
+    print(f"  skipped: {listed(skipped_counts())}")
+    if undelivered:
+        print(f"  not delivered: {listed(undelivered)} (ragpulse_export_errors; see the log)")
+    return 1 if undelivered else 0
 
 
 def utc_timestamp(value: str) -> datetime:
@@ -153,7 +183,43 @@ def cmd_export_cases(args: argparse.Namespace) -> int:
 def cmd_eval(argv: list[str]) -> int:
     from evaluators.cli import main as eval_main
 
-    return eval_main(argv)
+    return eval_main(argv, read_config=eval_judging)
+
+
+def eval_judging(path: Path, with_judge: bool = True) -> SidecarJudging:
+    """`ragpulse eval --config`: the sidecar's judge built by the code `ragpulse run` builds it with
+    (`collector.judging.build`), from settings read as `run` reads them (RAGPULSE_* included), with its
+    custom criteria, metric options and, for an external judge, its outbound rewrite of each case.
+    `with_judge=False`: a flag chose another judge; only the criteria and options are read."""
+    from collector.config import load_settings
+    from collector.judging.build import build_llm_judge, build_offline_judge
+    from collector.judging.outbound import Outbound
+    from collector.judging.scorers import JudgeOnLoop
+    from evaluators.judge_choice import SidecarJudging
+    from evaluators.redaction import without_credentials
+
+    try:
+        settings = load_settings(path)
+    except ValidationError as exc:  # one line, never the values given (a key, a header)
+        raise ConfigError(f"{path}: {_without_inputs(exc)}") from None
+    except OSError as exc:
+        raise ConfigError(str(exc)) from None
+    judge = settings.judge
+    custom, options = dict(settings.custom_metrics), settings.metrics.options
+    sampled = tuple(dict.fromkeys([*settings.sampling.metrics, *settings.sampling.reference_metrics]))
+    if not with_judge:
+        return SidecarJudging(None, "", custom, options, metrics=sampled)
+    if judge.base_url is None:
+        offline = f"judge: offline ({path} sets no judge.base_url)"
+        return SidecarJudging(build_offline_judge(), offline, custom, options, metrics=sampled)
+    try:
+        llm = build_llm_judge(judge)
+    except OSError as exc:  # judge.api_key_file unreadable
+        raise ConfigError(f"{path}: judge.api_key_file: {exc.strerror or exc}") from None
+    cascade = "; its cascade's offline first pass is not run here" if judge.cascade else ""
+    described = f"judge: openai {judge.model} at {without_credentials(judge.base_url)} ({path}{cascade})"
+    outbound = Outbound(JudgeOnLoop(llm), judge.outbound)
+    return SidecarJudging(llm, described, custom, options, outbound.rewrite, sampled)
 
 
 def main(argv: list[str] | None = None) -> int:

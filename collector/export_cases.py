@@ -4,12 +4,15 @@
         --out regressions.jsonl
     ragpulse eval regressions.jsonl --metrics faithfulness
 
-One JSON line per record (trace id + span id), never per metric: the question, the answer and the
-passages in rank order under deepeval's names, and in `metadata` where it came from and what each
-metric said (score, outcome, threshold, cause, reason, verdicts). With `hide_texts` the sidecar kept
-no texts, so the cases carry ids, scores and verdict labels only, and `ragpulse eval` scores them
-unmeasured; the user is told how many. Exit codes: 0 written (possibly none), 2 bad usage or an
-unreadable source, always as one line on stderr.
+One JSON line per record (trace id + span id), never per metric: under deepeval's names, every field a
+metric read in production (the question, the answer, the passages in rank order, the expected output,
+the reference contexts, the reference document ids, the baseline answer), so `ragpulse eval` can
+measure each metric the sidecar measured; in `metadata` where it came from (service, versions,
+conversation id) and what each metric said and who said it (score, outcome, threshold, cause,
+reason, verdicts, judge): `evaluators.dataset.production_result` reads that back. With `hide_texts`
+the sidecar kept no texts, so the cases carry ids, scores and verdict labels only, and `ragpulse
+eval` scores them unmeasured; the user is told how many. Exit codes: 0 written (possibly none), 2
+bad usage or an unreadable source, always as one line on stderr.
 """
 
 from __future__ import annotations
@@ -98,6 +101,8 @@ def case_from_record(record: dict[str, Any]) -> dict[str, Any]:
 
     passages = sorted(record.get("passages") or (), key=lambda p: p.get("rank", 0))
     texts = [p.get("text") for p in passages]
+    # A passage without its text keeps its place: verdicts index passages by rank.
+    retrieved = [t or "" for t in texts] if any(texts) else None
     evaluations = sorted(record.get("evaluations") or (), key=lambda e: str(e.get("metric")))
     latest: dict[str, Any] = max(evaluations, key=lambda e: e.get("evaluated_at") or 0, default={})
     metadata: dict[str, Any] = {
@@ -107,7 +112,7 @@ def case_from_record(record: dict[str, Any]) -> dict[str, Any]:
         "route": record.get("route"),
         "model": record.get("model"),
     }
-    for name in ("service_version", "prompt_version"):  # present once the store records versions
+    for name in ("service_version", "prompt_version", "conversation_id"):  # once the source records them
         if record.get(name):
             metadata[name] = record[name]
     metadata.update(
@@ -117,30 +122,50 @@ def case_from_record(record: dict[str, Any]) -> dict[str, Any]:
         passage_ids=[p.get("id") for p in passages],
         retriever_scores=[p.get("score") for p in passages],
         failed_metrics=[e["metric"] for e in evaluations if e.get("outcome") == "failed"],
-        metrics={
-            e["metric"]: {
-                "score": e.get("score"),
-                "outcome": e.get("outcome"),
-                "threshold": e.get("threshold"),
-                "lower_is_better": bool(e.get("lower_is_better")),
-                "cause": e.get("cause"),
-                "reason": e.get("reason"),
-                "verdicts": e.get("verdicts") or [],
-            }
-            for e in evaluations
-        },
+        metrics={e["metric"]: _production(e) for e in evaluations},
     )
+    references = _strings(record.get("reference_contexts"))
     return {
         "id": f"{record.get('trace_id')}:{record.get('span_id')}",
         "input": record.get("question"),
         "actual_output": record.get("answer"),
-        # A passage without its text keeps its place: verdicts index passages by rank.
-        "retrieval_context": [t or "" for t in texts] if any(texts) else None,
-        # the retrieved documents' ids, so a regression case can be scored by the ranking metrics once a
-        # reference_context_ids list is added to it
+        "retrieval_context": retrieved,
+        "expected_output": record.get("expected_output"),
+        # what the sidecar's case had as `context` (collector.judging.cases): the reference contexts
+        # the app sent, else the retrieved passages
+        "context": references or retrieved,
         "retrieved_context_ids": [str(p.get("id")) for p in passages] if passages else None,
+        "reference_context_ids": _strings(record.get("reference_context_ids")),
+        "baseline_output": record.get("baseline_output"),
         "metadata": metadata,
     }
+
+
+def _production(evaluation: dict[str, Any]) -> dict[str, Any]:
+    """What production said of one metric, and which judge said it."""
+    return {
+        "score": evaluation.get("score"),
+        "outcome": evaluation.get("outcome"),
+        "threshold": evaluation.get("threshold"),
+        "lower_is_better": bool(evaluation.get("lower_is_better")),
+        "cause": evaluation.get("cause"),
+        "reason": evaluation.get("reason"),
+        "verdicts": evaluation.get("verdicts") or [],
+        "judge": evaluation.get("judge"),
+        "judge_model": evaluation.get("judge_model"),
+    }
+
+
+def _strings(value: Any) -> list[str] | None:
+    """A list of texts or ids as a source gives it: a list, or a JSON-encoded one (a store column)."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            return None
+    if not isinstance(value, list) or not value:
+        return None
+    return [str(item) for item in value]
 
 
 def has_texts(case: dict[str, Any]) -> bool:

@@ -29,9 +29,7 @@ from collector.judging.cases import filled_fields, to_conversation_case, to_test
 from collector.judging.config import JudgeConfig
 from collector.metrics import JUDGE_BUDGET_REMAINING, SAMPLING_DECISIONS
 from collector.records import RagRecord
-from evaluators import CaseField, CustomMetrics, TestCase, required_inputs
-from evaluators.images import image_positions
-from evaluators.metrics.registry import about_images
+from evaluators import CaseField, CustomMetrics, TestCase, about_images, image_positions, required_inputs
 
 Rate = Annotated[float, Field(ge=0.0, le=1.0)]
 Clock = Callable[[], float]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from evaluators.case import CaseField, MissingFieldError, TestCase, Turn
 from evaluators.causes import STAGE, Cause, failure_causes, passage_relevance
 from evaluators.evaluate import a_evaluate, a_evaluate_case, evaluate
+from evaluators.images import image_positions
 from evaluators.judges.accounting import CallRecord, Price
 from evaluators.judges.base import Judge, JudgeError, JudgeInfo, Usage
 from evaluators.metrics import (
@@ -36,6 +37,7 @@ from evaluators.metrics import (
     Refusal,
     Stereotyping,
     Toxicity,
+    about_images,
     create_metric,
     metric_names,
     required_inputs,
@@ -114,10 +116,12 @@ __all__ = [
     "VerdictRecord",
     "a_evaluate",
     "a_evaluate_case",
+    "about_images",
     "assert_rag",
     "create_metric",
     "evaluate",
     "failure_causes",
+    "image_positions",
     "is_refusal",
     "load_custom_metrics",
     "metric_names",

@@ -6,7 +6,12 @@
 
 The judge is chosen like `ragpulse run` chooses it (evaluators.judge_choice): an LLM judge when a base URL
 or an API key is configured, else the offline judge; `--judge` forces one. The API key is read only from
-the environment variable named by --api-key-env (never a flag).
+the environment variable named by --api-key-env (never a flag). `ragpulse eval --config ragpulse.yaml`
+takes the sidecar's judge from that file, built by the sidecar's own code (`--judge` or `--base-url`
+still win), with its custom criteria and metric options.
+
+Cases exported by `ragpulse export-cases` carry what production scored: without `--metrics` those
+metrics are re-judged, and a table says how often CI's outcome agrees with production's.
 
 Exit codes: 0 all good; 1 a metric's pass rate is under --fail-under, or (with --fail-on-regression) a
 regression against --baseline; 2 bad usage or input, or no result could be scored (every one an error or
@@ -29,13 +34,26 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from evaluators.baseline import BaselineError, Comparison, compare, load_baseline
-from evaluators.dataset import DatasetError, load_cases, with_baseline_answers
+from evaluators.case import CaseField
+from evaluators.dataset import (
+    DatasetError,
+    load_cases,
+    production_metrics,
+    production_result,
+    with_baseline_answers,
+)
 from evaluators.evaluate import evaluate
-from evaluators.judge_choice import JudgeChoiceError, choose_judge, make_judge
+from evaluators.judge_choice import (
+    JudgeChoiceError,
+    SidecarJudging,
+    SidecarReader,
+    choose_judge,
+    make_judge,
+)
 from evaluators.judges.base import Judge
 from evaluators.metrics.base import Metric
 from evaluators.metrics.custom import CustomMetrics, load_custom_metrics, load_sidecar_metrics
-from evaluators.metrics.registry import canonical_name, create_metric, metric_names
+from evaluators.metrics.registry import canonical_name, create_metric, metric_names, required_inputs
 from evaluators.report_html import render
 from evaluators.result import EvaluationResult, Outcome
 
@@ -50,14 +68,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--metrics",
-        default=DEFAULT_METRICS,
-        help=f"comma-separated (ragas names too); known: {', '.join(metric_names())}",
+        default=None,
+        help="comma-separated (ragas names too); default: the metrics production scored on exported "
+        f"cases, else {DEFAULT_METRICS}; known: {', '.join(metric_names())}",
     )
     parser.add_argument(
         "--config",
         type=Path,
-        help="the sidecar's config file: its custom_metrics and metrics.options (thresholds) apply, so "
-        "cases score as the sidecar scored them",
+        help="the sidecar's config file: its judge (`ragpulse eval`), custom_metrics and metrics.options "
+        "(thresholds) apply, so cases score as the sidecar scored them",
     )
     parser.add_argument(
         "--custom-metrics",
@@ -107,43 +126,52 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, read_config: SidecarReader | None = None) -> int:
+    """`read_config`: how `ragpulse eval` reads a sidecar config (its judge included); without it,
+    `--config` gives only the criteria and metric options (this package never imports the collector)."""
     args = build_parser().parse_args(argv)
     console = Console(stderr=True)
     try:
         cases = load_cases(args.dataset)
-        custom, options = load_sidecar_metrics(args.config) if args.config else ({}, {})
+        sidecar = _sidecar(args, read_config)
+        custom, options = (sidecar.custom, sidecar.options) if sidecar else ({}, {})
         if args.custom_metrics:
             custom = {**custom, **load_custom_metrics(args.custom_metrics)}
-        names = args.metrics
+        names = args.metrics or _default_metrics(cases, sidecar, custom, console)
         if args.pairwise_against:
             cases = with_baseline_answers(cases, load_cases(args.pairwise_against))
             if "pairwise_preference" not in map(canonical_name, names.split(",")):
                 names += ",pairwise_preference"
         metrics = make_metrics(names, args.threshold, custom, options)
         baseline = load_baseline(args.baseline) if args.baseline else None
-        choice = choose_judge(
-            args.judge, model=args.model, base_url=args.base_url, api_key_env=args.api_key_env
-        )
-        judge = make_judge(choice, timeout_s=args.timeout, embedding_model=args.embedding_model)
+        judge, description = _judge(args, sidecar)
     except (DatasetError, BaselineError, JudgeChoiceError, ValueError, ImportError) as error:
         say(console, f"[red]error:[/red] {escape(str(error))}")
         return 2
-    say(console, escape(choice.describe()))
-    result = run(cases, metrics, judge, args.concurrency, show_progress=not args.no_progress, console=console)
+    say(console, escape(description))
+    outbound = sidecar.outbound if sidecar is not None and judge is sidecar.judge else None
+    judged = [outbound(case) for case in cases] if outbound is not None else cases  # what run's judge sees
+    result = run(
+        judged, metrics, judge, args.concurrency, show_progress=not args.no_progress, console=console
+    )
     out = Console(width=None if sys.stdout.isatty() else 120)
     out.print(summary_table(result))
     for line in unscored_reasons(result):
         out.print(escape(line), soft_wrap=True)
+    production = production_result(cases)
+    against_production = compare(result, production) if production is not None else None
+    if production is not None and against_production is not None:
+        out.print(production_table(against_production, production))
     comparison = compare(result, baseline) if baseline is not None else None
     if comparison is not None:
         out.print(comparison_table(comparison))
         for line in changed_cases(comparison):
             out.print(escape(line), soft_wrap=True)
     if args.json_out:
-        args.json_out.write_text(
-            json.dumps(report(result, comparison), indent=2, ensure_ascii=False), encoding="utf-8"
-        )
+        document = report(result, comparison)
+        if against_production is not None:
+            document["production"] = production_agreement(against_production)
+        args.json_out.write_text(json.dumps(document, indent=2, ensure_ascii=False), encoding="utf-8")
     if args.html_out:
         args.html_out.write_text(render(result, cases=cases), encoding="utf-8")
     code = exit_code(result, args.fail_under, console)
@@ -153,6 +181,56 @@ def main(argv: list[str] | None = None) -> int:
             say(console, f"[red]regression:[/red] {escape(line)}")
         code = max(code, 1 if failures else 0)
     return code
+
+
+def _sidecar(args: argparse.Namespace, read_config: SidecarReader | None) -> SidecarJudging | None:
+    """The sidecar config's judging: read by the collector's code when it gave a reader."""
+    if args.config is None:
+        return None
+    if read_config is not None:
+        return read_config(args.config, args.judge is None and args.base_url is None)
+    custom, options = load_sidecar_metrics(args.config)
+    return SidecarJudging(None, "", custom, options)
+
+
+def _judge(args: argparse.Namespace, sidecar: SidecarJudging | None) -> tuple[Judge, str]:
+    """The config's judge unless `--judge`/`--base-url` name one (or there is no reader of its judge)."""
+    if sidecar is not None and sidecar.judge is not None:
+        return sidecar.judge, sidecar.description
+    choice = choose_judge(args.judge, model=args.model, base_url=args.base_url, api_key_env=args.api_key_env)
+    return make_judge(choice, timeout_s=args.timeout, embedding_model=args.embedding_model), choice.describe()
+
+
+def _default_metrics(
+    cases: list[Any], sidecar: SidecarJudging | None, custom: CustomMetrics, console: Console
+) -> str:
+    """What production scored on exported cases (those this run can score), else what the sidecar's
+    config samples, else the default set. Left out, and named: a custom criterion this run does not know,
+    and a conversation metric when no case holds a conversation's turns (an export holds one answer)."""
+    conversations = any(case.has(CaseField.TURNS) for case in cases)
+    known: list[str] = []
+    unknown: list[str] = []
+    whole: list[str] = []
+    for name in production_metrics(cases):
+        try:
+            inputs = required_inputs(name, custom)
+        except ValueError:  # not a built-in metric, nor one of the criteria given
+            unknown.append(name)
+            continue
+        (whole if CaseField.TURNS in inputs and not conversations else known).append(name)
+    if unknown:
+        say(
+            console,
+            f"not re-judged: {escape(', '.join(unknown))} (custom criteria: give the sidecar's --config)",
+        )
+    if whole:
+        say(
+            console,
+            f"not re-judged: {escape(', '.join(whole))} (judged on whole conversations; each case "
+            "holds one answer)",
+        )
+    sampled = sidecar.metrics if sidecar is not None else ()
+    return ",".join(known or sampled) or DEFAULT_METRICS
 
 
 def say(console: Console, line: str) -> None:
@@ -268,6 +346,36 @@ def changed_cases(comparison: Comparison) -> list[str]:
         reason = f": {c.reason}" if c.reason and c.kind != "fixed" else ""
         lines.append(f"{c.kind}: case {c.case_id} {c.metric} {c.before} -> {c.now}{score}{reason}")
     return lines
+
+
+def production_table(comparison: Comparison, production: EvaluationResult) -> Table:
+    """Exported cases re-judged: per metric, production's pass rate, this run's, and how often the
+    outcomes agree (a judge or a config that differs from production's shows here first)."""
+    table = Table(title=f"against production ({_judges(production)})")
+    for column in ("metric", "pass rate in production", "pass rate now", "same outcome"):
+        table.add_column(column, justify="left" if column == "metric" else "right", no_wrap=True)
+    for m in comparison.metrics:
+        paired = comparison.paired.get(m.name, 0)
+        table.add_row(
+            m.name,
+            _rate(m.pass_rate_before),
+            _rate(m.pass_rate_now),
+            f"{comparison.unchanged.get(m.name, 0)} of {paired}" if paired else "n/a",
+        )
+    return table
+
+
+def production_agreement(comparison: Comparison) -> dict[str, dict[str, int]]:
+    """The --json report's `production`: per metric, cases scored in both and those with the same outcome."""
+    return {
+        name: {"cases": paired, "same_outcome": comparison.unchanged.get(name, 0)}
+        for name, paired in sorted(comparison.paired.items())
+    }
+
+
+def _judges(production: EvaluationResult) -> str:
+    judge, model = production.judge.get("judge", "?"), production.judge.get("model", "")
+    return f"judged by {judge} {model}".rstrip() if judge != "several" else "judged by several judges"
 
 
 def report(result: EvaluationResult, comparison: Comparison | None) -> dict[str, Any]:

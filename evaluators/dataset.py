@@ -1,4 +1,10 @@
-"""Read test cases from JSONL, JSON or CSV, under deepeval's or ragas' field names."""
+"""Read test cases from JSONL, JSON or CSV, under deepeval's or ragas' field names.
+
+Cases written by `ragpulse export-cases` carry every field a metric reads (`expected_output`,
+`context`, `reference_context_ids`, `baseline_output`) and, in `metadata.metrics`, what production
+scored: each metric's outcome, score, threshold and the judge that gave it. `production_result` reads
+those back as an evaluation, so `ragpulse eval` shows where CI's judge and production's disagree.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from evaluators.case import TestCase
+from evaluators.result import CaseResult, EvaluationResult, MetricResult, MetricSummary, Outcome
 
 
 class DatasetError(ValueError):
@@ -70,6 +77,77 @@ def with_baseline_answers(cases: list[TestCase], baseline: list[TestCase]) -> li
         case.model_copy(update={"baseline_output": answers[case.id]}) if case.id in answers else case
         for case in cases
     ]
+
+
+def production_result(cases: list[TestCase]) -> EvaluationResult | None:
+    """What production scored for exported cases (`metadata.metrics`), as an evaluation to compare
+    with; None when no case carries production results. A metric's entry that cannot be read (an
+    unknown outcome, no threshold) is left out, never guessed."""
+    case_results = []
+    for case in cases:
+        results = [
+            result
+            for name, entry in sorted(_production_entries(case).items())
+            if (result := _production_metric(name, entry)) is not None
+        ]
+        if results:
+            case_results.append(CaseResult(case_id=case.id or "?", results=results))
+    if not case_results:
+        return None
+    names = sorted({r.name for case in case_results for r in case.results})
+    judges = {
+        (str(entry.get("judge") or "?"), str(entry.get("judge_model") or ""))
+        for case in cases
+        for entry in _production_entries(case).values()
+    }
+    (judge, model), *others = sorted(judges)
+    return EvaluationResult(
+        cases=case_results,
+        metrics=[_summary(name, case_results) for name in names],
+        judge={"judge": "several" if others else judge, "model": "" if others else model},
+    )
+
+
+def production_metrics(cases: list[TestCase]) -> list[str]:
+    """The metrics production scored on these cases, in name order (empty for hand-written cases)."""
+    return sorted({name for case in cases for name in _production_entries(case)})
+
+
+def _production_entries(case: TestCase) -> dict[str, dict[str, Any]]:
+    metrics = case.metadata.get("metrics")
+    if not isinstance(metrics, dict):
+        return {}
+    return {str(name): entry for name, entry in metrics.items() if isinstance(entry, dict)}
+
+
+def _production_metric(name: str, entry: dict[str, Any]) -> MetricResult | None:
+    try:
+        outcome = Outcome(str(entry.get("outcome")))
+        score = entry.get("score") if outcome in (Outcome.PASSED, Outcome.FAILED) else None
+        return MetricResult(
+            name=name,
+            outcome=outcome,
+            score=score,
+            passed=outcome is Outcome.PASSED if score is not None else None,
+            threshold=entry["threshold"],
+            lower_is_better=bool(entry.get("lower_is_better")),
+            reason=entry.get("reason") or "",
+        )
+    except (ValueError, KeyError, TypeError, ValidationError):
+        return None
+
+
+def _summary(name: str, cases: list[CaseResult]) -> MetricSummary:
+    results = [r for case in cases for r in case.results if r.name == name]
+    scores = [r.score for r in results if r.score is not None]
+    judged = [r for r in results if r.outcome is not Outcome.UNMEASURED]
+    return MetricSummary(
+        name=name,
+        lower_is_better=results[0].lower_is_better,
+        mean=sum(scores) / len(scores) if scores else None,
+        pass_rate=sum(r.outcome is Outcome.PASSED for r in judged) / len(judged) if judged else None,
+        counts={o: sum(r.outcome is o for r in results) for o in Outcome},
+    )
 
 
 def _json(path: Path, text: str, where: str) -> Any:

@@ -3,16 +3,24 @@
 An LLM judge when an endpoint or a key is configured (a base URL: `--base-url` or OPENAI_BASE_URL; or a
 key in the variable named by `--api-key-env`), otherwise the offline judge, so a fresh checkout or a CI
 job without secrets still gets scores instead of a table of errors. The choice is said in one line.
+
+`ragpulse eval --config ragpulse.yaml` instead takes the sidecar's own judge: the collector reads the
+file with its settings code and builds the judge with the function `ragpulse run` builds it with, then
+hands it here as a `SidecarJudging` (this package never imports the collector), so a production failure
+re-judged in CI meets the same judge, criteria and thresholds.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from typing import Literal
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
 
+from evaluators.case import TestCase
 from evaluators.judges.base import Judge
+from evaluators.metrics.custom import CustomMetrics
 from evaluators.redaction import without_credentials
 
 JudgeKind = Literal["openai", "offline", "offline-learned"]
@@ -36,6 +44,26 @@ class JudgeChoice:
             return f"judge: {self.kind} ({self.why})"
         url = without_credentials(self.base_url or OPENAI_API)  # a URL's user:pass is never printed
         return f"judge: openai {self.model} at {url} ({self.why})"
+
+
+@dataclass(frozen=True)
+class SidecarJudging:
+    """How the sidecar's config file judges: its judge (built as `ragpulse run` builds it), a line saying
+    which, its custom criteria and per-metric options, what its judge may see of a case
+    (`judge.outbound`: personal data masked, texts bounded) when the judge is an external one, and the
+    metrics it samples (`sampling.metrics` and `reference_metrics`)."""
+
+    judge: Judge | None  # None: no judge was asked for (a flag chooses it), or none can be built here
+    description: str
+    custom: CustomMetrics = field(default_factory=dict)
+    options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    outbound: Callable[[TestCase], TestCase] | None = None
+    metrics: tuple[str, ...] = ()
+
+
+# Reads a sidecar config file, building its judge only when asked (`--judge`/`--base-url` choose
+# another); the collector's `ragpulse eval` passes one. Raises ValueError with a one-line message.
+SidecarReader = Callable[[Path, bool], SidecarJudging]
 
 
 def choose_judge(

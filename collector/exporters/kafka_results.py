@@ -108,6 +108,8 @@ def result_document(
         "service_version": record.service_version or None,  # the app's `service.version`
         "prompt_version": record.prompt_version or None,
         "conversation_id": record.conversation_id or None,
+        # what the reference metrics read: ids are kept with hide_texts, texts are not
+        "reference_context_ids": list(record.reference_context_ids) or None,
         "evaluated_at": rfc3339(evaluated_at),
         "ragpulse_version": __version__,
         "verdicts": documents,
@@ -116,6 +118,14 @@ def result_document(
     if not hide_texts:
         document["question"] = record.query[: config.max_text_chars]
         document["answer"] = record.response[: config.max_text_chars]
+        for name, text in (
+            ("expected_output", record.expected_output),
+            ("baseline_output", record.baseline_output),
+        ):
+            document[name] = None if text is None else text[: config.max_text_chars]
+        document["reference_contexts"] = [
+            t[: config.max_text_chars] for t in record.reference_contexts
+        ] or None
     document["passages"] = passage_documents(record, evaluation, config, hide_texts)
     document["passages_truncated"] = max(0, len(record.nodes) - config.max_passages)
     return document

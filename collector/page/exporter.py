@@ -72,6 +72,10 @@ def stored_evaluation(
         conversation_id=record.conversation_id,
         convention=record.convention,
         ended_at=record.end_time_unix_nano / 1e9 if record.end_time_unix_nano else None,
+        expected_output=None if hide_texts else record.expected_output,
+        baseline_output=None if hide_texts else record.baseline_output,
+        reference_contexts=() if hide_texts else record.reference_contexts,
+        reference_context_ids=record.reference_context_ids,
     )
 
 

@@ -39,6 +39,10 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _texts(value: Any) -> tuple[str, ...]:
+    return tuple(item for item in value if isinstance(item, str)) if isinstance(value, list) else ()
+
+
 def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
@@ -124,6 +128,10 @@ def stored_from_document(value: bytes, timestamp_ms: int) -> StoredEvaluation:
         answer=_text(document.get("answer")),
         passages=None if passages is None else tuple(p or StoredPassage("") for p in passages),
         conversation_id=_text(document.get("conversation_id")) or "",
+        expected_output=_text(document.get("expected_output")),
+        baseline_output=_text(document.get("baseline_output")),
+        reference_contexts=_texts(document.get("reference_contexts")),
+        reference_context_ids=_texts(document.get("reference_context_ids")),
     )
 
 

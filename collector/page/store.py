@@ -37,6 +37,7 @@ CREATE TABLE IF NOT EXISTS records (
     question TEXT, answer TEXT,
     evaluated_at REAL NOT NULL,
     conversation_id TEXT NOT NULL DEFAULT '', convention TEXT NOT NULL DEFAULT '', ended_at REAL,
+    expected_output TEXT, baseline_output TEXT, reference_contexts TEXT, reference_context_ids TEXT,
     UNIQUE (trace_id, span_id));
 CREATE INDEX IF NOT EXISTS records_time ON records (evaluated_at);
 CREATE TABLE IF NOT EXISTS passages (
@@ -63,18 +64,27 @@ _LATER_COLUMNS = {
     "conversation_id": "TEXT NOT NULL DEFAULT ''",
     "convention": "TEXT NOT NULL DEFAULT ''",
     "ended_at": "REAL",
+    "expected_output": "TEXT",
+    "baseline_output": "TEXT",
+    "reference_contexts": "TEXT",  # a JSON list
+    "reference_context_ids": "TEXT",  # a JSON list
 }
 
 _UPSERT_RECORD = """
 INSERT INTO records (trace_id, span_id, service, route, model, service_version, prompt_version, question,
-    answer, evaluated_at, conversation_id, convention, ended_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    answer, evaluated_at, conversation_id, convention, ended_at, expected_output, baseline_output,
+    reference_contexts, reference_context_ids)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (trace_id, span_id) DO UPDATE SET
     question = COALESCE(excluded.question, question), answer = COALESCE(excluded.answer, answer),
     service_version = MAX(service_version, excluded.service_version),
     prompt_version = MAX(prompt_version, excluded.prompt_version),
     conversation_id = MAX(conversation_id, excluded.conversation_id),
     convention = MAX(convention, excluded.convention), ended_at = COALESCE(ended_at, excluded.ended_at),
+    expected_output = COALESCE(excluded.expected_output, expected_output),
+    baseline_output = COALESCE(excluded.baseline_output, baseline_output),
+    reference_contexts = COALESCE(excluded.reference_contexts, reference_contexts),
+    reference_context_ids = COALESCE(excluded.reference_context_ids, reference_context_ids),
     evaluated_at = MAX(evaluated_at, excluded.evaluated_at)
 RETURNING id"""
 # A passage is relevant when any metric judged it so (as `evaluators.causes.passage_relevance`).
@@ -189,6 +199,10 @@ class Store:
                 item.conversation_id,
                 item.convention,
                 None if item.ended_at is None else float(item.ended_at),
+                None if hide else item.expected_output,
+                None if hide else item.baseline_output,
+                None if hide or not item.reference_contexts else json.dumps(list(item.reference_contexts)),
+                json.dumps(list(item.reference_context_ids)) if item.reference_context_ids else None,
             ),
         ).fetchone()
         contradicting = contradicted_passages(item.verdicts)

@@ -48,6 +48,11 @@ class StoredEvaluation:
     conversation_id: str = ""  # session.id / gen_ai.conversation.id ("" when the app sent none)
     convention: str = ""  # the instrumentation the record was read from (openinference, genai, ...)
     ended_at: float | None = None  # unix seconds the answering span ended; None: not known
+    # what the reference metrics read (`ragpulse export-cases` carries them into test cases)
+    expected_output: str | None = None
+    baseline_output: str | None = None
+    reference_contexts: tuple[str, ...] = ()
+    reference_context_ids: tuple[str, ...] = ()
 
 
 def contradicted_passages(verdicts: Sequence[dict[str, Any]]) -> set[int]:

@@ -33,7 +33,7 @@ from evaluators.metrics.ranking import (
     RetrievalRecallAtK,
 )
 from evaluators.metrics.refusal import Refusal
-from evaluators.metrics.registry import create_metric, metric_names, required_inputs
+from evaluators.metrics.registry import about_images, create_metric, metric_names, required_inputs
 from evaluators.metrics.relevancy import AnswerRelevancy, AnswerRelevancySimilarity
 from evaluators.metrics.retrieval import (
     ContextEntityRecall,
@@ -92,6 +92,7 @@ __all__ = [
     "SelfKnowledge",
     "Stereotyping",
     "Toxicity",
+    "about_images",
     "create_metric",
     "metric_names",
     "required_inputs",

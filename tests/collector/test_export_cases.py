@@ -16,7 +16,7 @@ from kafka import KafkaProducer
 from pydantic import SecretStr
 
 from collector.cli import main
-from collector.export_cases import case_line, since_timestamp
+from collector.export_cases import case_from_record, case_line, since_timestamp
 from collector.exporters.kafka_results import KafkaResultsConfig, KafkaResultsExporter, rfc3339
 from collector.judging.build import build_offline_judge
 from collector.judging.evaluator import RecordEvaluator
@@ -26,9 +26,10 @@ from collector.page.config import PageConfig
 from collector.records import RagRecord
 from collector.stages import Evaluation
 from evaluators import Outcome, create_metric, evaluate
-from evaluators.dataset import load_cases
+from evaluators.dataset import load_cases, production_result
 from evaluators.offline import OfflineJudge
 from testkit.collector_runner import wait_for
+from testkit.judges import NoCallsJudge
 from testkit.otlp import post_traces
 from testkit.process import RagpulseProcess, free_port
 from testkit.rag_traces import RagCase, encode, make_spans
@@ -370,3 +371,55 @@ def test_version_filter_and_metadata(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert export(capsys, "--store", str(store_path), "--out", str(out))[0] == 0
     unversioned = {c["metadata"]["trace_id"]: c["metadata"] for c in lines(out)}[before.trace_id]
     assert unversioned["service_version"] == "v1" and "prompt_version" not in unversioned
+
+
+def test_a_case_keeps_every_field_a_metric_reads_and_what_production_said(tmp_path: Path) -> None:
+    """The detail shape as the store returns it (list columns as JSON text) -> a case with the expected
+    output, the reference ids and contexts, the baseline, the conversation id and, per metric, production's
+    result and judge; `ragpulse eval`'s reader reads all of it back. (test_eval_loop.py walks the loop.)"""
+    passages = [
+        {"rank": i, "id": f"eiffel-{i}", "score": 0.9 - i / 10, "text": t} for i, t in enumerate(PASSAGES)
+    ]
+    evaluations = [
+        {"metric": "retrieval_mrr", "outcome": "failed", "score": 0.5, "threshold": 1.0, "judge": "openai",
+         "judge_model": "gpt-4o-mini", "evaluated_at": 1.8e9, "reason": "first relevant at rank 2"},
+        {"metric": "answer_correctness", "outcome": "failed", "score": 0.2, "threshold": 0.5,
+         "judge": "cascade", "judge_model": "gpt-4o", "evaluated_at": 1.8e9 + 1},
+    ]  # fmt: skip
+    record = {
+        "trace_id": "a" * 32, "span_id": "b" * 16, "service": "shop", "route": "/ask", "model": "m",
+        "service_version": "v7", "prompt_version": "", "conversation_id": "conversation-42",
+        "question": QUESTION, "answer": ANSWER, "expected_output": "330 metres.",
+        "baseline_output": "It is 330 metres tall.",
+        "reference_contexts": '["The tower is 330 metres tall."]',
+        "reference_context_ids": '["eiffel-1"]', "evaluated_at": 1.8e9 + 1,
+        "passages": passages, "evaluations": evaluations,
+    }  # fmt: skip
+    case = case_from_record(record)
+    assert case["metadata"]["conversation_id"] == "conversation-42"
+    assert case["metadata"]["service_version"] == "v7" and "prompt_version" not in case["metadata"]
+    assert {name: (m["judge"], m["judge_model"]) for name, m in case["metadata"]["metrics"].items()} == {
+        "retrieval_mrr": ("openai", "gpt-4o-mini"),
+        "answer_correctness": ("cascade", "gpt-4o"),
+    }
+    path = tmp_path / "case.jsonl"
+    path.write_text(case_line(case) + "\n")
+    (loaded,) = load_cases(path)
+    assert (loaded.expected_output, loaded.baseline_output) == ("330 metres.", "It is 330 metres tall.")
+    assert loaded.reference_context_ids == ["eiffel-1"] and loaded.context == [
+        "The tower is 330 metres tall."
+    ]
+    assert loaded.retrieved_context_ids == ["eiffel-0", "eiffel-1", "eiffel-2"]
+    (mrr,) = (
+        evaluate([loaded], [create_metric("retrieval_mrr", threshold=1.0)], NoCallsJudge()).cases[0].results
+    )  # type: ignore[arg-type]
+    assert (mrr.outcome, mrr.score) == (Outcome.FAILED, 0.5)  # as production scored it
+    production = production_result([loaded])
+    assert production is not None and production.judge == {"judge": "several", "model": ""}
+    assert {r.name: (r.outcome, r.score) for r in production.cases[0].results} == {
+        "answer_correctness": (Outcome.FAILED, 0.2),
+        "retrieval_mrr": (Outcome.FAILED, 0.5),
+    }
+    # Without reference contexts, the case's `context` is the retrieved passages, as the sidecar's was.
+    plain = case_from_record({**record, "reference_contexts": None})
+    assert plain["context"] == plain["retrieval_context"] == list(PASSAGES)

@@ -112,12 +112,16 @@ def test_one_json_record_per_metric_keyed_by_trace_id(kafka_bootstrap: str, topi
         "service_version": "2025.06.1",
         "prompt_version": "answer-v3",
         "conversation_id": "session-7",
+        "reference_context_ids": None,
         "evaluated_at": "2026-09-21T14:13:20.250Z",
         "ragpulse_version": __version__,
         "verdicts": [],
         "verdicts_truncated": 0,
         "question": "Wie hoch ist die Zugspitze?",
         "answer": "Die Zugspitze ist 2962 m hoch.",
+        "expected_output": None,
+        "baseline_output": None,
+        "reference_contexts": None,
         "passages": [
             {
                 "id": "d1",

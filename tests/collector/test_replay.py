@@ -1,4 +1,6 @@
-"""`ragpulse replay`: re-evaluate a time range of the topic, outside the consumer group."""
+"""`ragpulse replay`: re-evaluate a time range of the topic, outside the consumer group, into the
+configured exporters (here the results topic and the page's store file). test_replay_backfill.py: a
+replay right after `ragpulse run` scored the same range, and the refusal with nowhere to write."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import subprocess
 import sys
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 
 from kafka import KafkaConsumer
 from kafka.structs import TopicPartition
@@ -19,7 +22,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat()
 
 
-def test_replay_evaluates_exactly_the_time_range(kafka_bootstrap: str, kafka_topic) -> None:
+def test_replay_evaluates_exactly_the_time_range(kafka_bootstrap: str, kafka_topic, tmp_path: Path) -> None:
     topic, results = kafka_topic(partitions=2), kafka_topic()
     _produce(kafka_bootstrap, topic, total=10, hallucinated=0)  # before the range
     time.sleep(1.0)
@@ -51,18 +54,31 @@ def test_replay_evaluates_exactly_the_time_range(kafka_bootstrap: str, kafka_top
             **os.environ,
             "RAGPULSE_RESULTS__BOOTSTRAP_SERVERS": kafka_bootstrap,
             "RAGPULSE_RESULTS__TOPIC": results,
+            "RAGPULSE_PAGE__STORE_PATH": str(tmp_path / "page.db"),
         },
         capture_output=True,
         text=True,
         timeout=180,
     )
     assert replay.returncode == 0, replay.stderr[-3000:]
-    assert "replayed 30 records" in replay.stdout
+    lines = replay.stdout.splitlines()
+    assert lines[0] == f"ragpulse replay {start} .. {end}: read 30 records", replay.stdout
+    assert lines[1].startswith("  scored 30 traces (30 generations): 150 results (failed "), replay.stdout
+    assert lines[2] == f"  exported 150 results to results topic {results}, page store {tmp_path / 'page.db'}"
+    assert lines[3] == "  skipped: none"
     faithfulness = [
         r for r in (json.loads(v) for v in _values(kafka_bootstrap, results)) if r["metric"] == "faithfulness"
     ]
     assert len({r["trace_id"] for r in faithfulness}) == 30
     assert sum(r["outcome"] == "failed" for r in faithfulness) >= 4
+    # The page's store file kept them too: what `ragpulse export-cases --store` reads.
+    exported = subprocess.run(
+        [sys.executable, "-m", "collector.cli", "export-cases", "--store", str(tmp_path / "page.db"),
+         "--metric", "faithfulness", "--all"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert exported.returncode == 0, exported.stderr
+    assert len(exported.stdout.splitlines()) == 30
     group = KafkaConsumer(bootstrap_servers=kafka_bootstrap, group_id="ragpulse")
     assert group.committed(TopicPartition(topic, 0)) is None  # the production group was never touched
     group.close()

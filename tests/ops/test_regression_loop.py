@@ -85,6 +85,12 @@ def test_a_regression_after_deploy_becomes_a_failing_ci_case(tmp_path: Path) -> 
     )  # fmt: skip
     assert gate.returncode == 1, gate.stdout + gate.stderr
     assert "faithfulness: pass rate 100.0% -> 0.0%" in gate.stdout + gate.stderr
+    # The exported cases carry what production said: CI's offline judge agrees with the sidecar's.
+    (agreement,) = [
+        line for line in gate.stdout.splitlines() if line.startswith("│ faithfulness") and "of" in line
+    ]
+    assert agreement.split("│")[-2].strip() == f"{len(failures)} of {len(failures)}", gate.stdout
+    assert "against production (judged by offline" in gate.stdout
 
     # And the app's own test suite, with the pytest helper, fails on the same cases (kept as a file).
     (tmp_path / "test_regressions.py").write_text(
