@@ -7,7 +7,6 @@ import asyncio
 import json
 import logging
 import sys
-from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,7 +20,6 @@ from collector.logs import quiet_libraries
 
 if TYPE_CHECKING:
     from collector.config import Settings
-    from collector.service import Service
     from evaluators.judge_choice import SidecarJudging
 
 logger = logging.getLogger("ragpulse")
@@ -93,7 +91,8 @@ def cmd_check_config(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from collector.service import build, replay, replay_destinations
+    from collector.backfill import replay, replay_destinations, report
+    from collector.service import build
 
     def refuse(message: str) -> int:
         print(f"ragpulse replay: {message}", file=sys.stderr)
@@ -117,28 +116,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     settings = settings.with_values(**{"kafka.max_in_flight_records": in_flight})
     service = build(settings, replay=(start_ms, end_ms))
     asyncio.run(replay(service))
-    return replay_report(service, f"{args.start} .. {args.end}", destinations)
-
-
-def replay_report(service: Service, span: str, destinations: list[str]) -> int:
-    """What a replay did, on stdout; 1 when an exporter failed to deliver some of it."""
-    from collector.service import skipped_counts, undelivered_counts
-
-    def listed(counts: Counter[str]) -> str:
-        return ", ".join(f"{reason} {n}" for reason, n in sorted(counts.items())) or "none"
-
-    tally = service.tally
-    assert tally is not None
-    results = sum(tally.outcomes.values())
-    undelivered = undelivered_counts()
-    print(f"ragpulse replay {span}: read {service.receiver.records_read} records")  # type: ignore[attr-defined]
-    scored = f"{len(tally.traces)} traces ({tally.records} generations)"
-    print(f"  scored {scored}: {results} results ({listed(tally.outcomes)})")
-    print(f"  exported {results} results to {', '.join(destinations)}")
-    print(f"  skipped: {listed(skipped_counts())}")
-    if undelivered:
-        print(f"  not delivered: {listed(undelivered)} (ragpulse_export_errors; see the log)")
-    return 1 if undelivered else 0
+    return report(service, f"{args.start} .. {args.end}", destinations)
 
 
 def utc_timestamp(value: str) -> datetime:

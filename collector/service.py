@@ -15,8 +15,6 @@ import logging
 import os
 import signal
 import sys
-from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from collector import __version__
@@ -28,6 +26,7 @@ from collector.exporters.kafka_results import KafkaResultsExporter, recent_resul
 from collector.exporters.otel_spans import OtelSpanExporter
 from collector.exporters.phoenix import PhoenixAnnotationExporter
 from collector.exporters.prometheus import PrometheusExporter
+from collector.exporters.replay_tally import ReplayTally
 from collector.feedback import FeedbackJoin
 from collector.feedback_source import SpanFeedback, topic_receiver
 from collector.judging.build import build_evaluator
@@ -35,27 +34,19 @@ from collector.kafka_options import security_options
 from collector.labels import LabelPolicy, VersionPolicy
 from collector.metrics import (
     BUILD_INFO,
-    DEAD_LETTERS,
-    DROPPED,
-    EXPORT_ERRORS,
-    SAMPLING_DECISIONS,
-    TRACES,
 )
 from collector.page.app import Page
-from collector.page.metrics import STORE_DROPPED
 from collector.pipeline import Pipeline
 from collector.receivers.forward import OtlpForwarder
 from collector.receivers.kafka import KafkaReceiver
 from collector.receivers.otlp_grpc import OtlpGrpcReceiver
 from collector.receivers.otlp_http import OtlpHttpReceiver
 from collector.receivers.replay import KafkaReplayReceiver
-from collector.records import RagRecord
 from collector.sampling import Sampler
-from collector.stages import DeadLetterSink, Evaluation, EvaluationExporter, Receiver
+from collector.stages import DeadLetterSink, EvaluationExporter, Receiver
 from collector.status_server import StatusServer
 from collector.summary import log_summaries
 from collector.teardown import cancelled
-from evaluators.redaction import without_credentials
 
 logger = logging.getLogger(__name__)
 
@@ -250,80 +241,3 @@ async def serve(service: Service, stop: asyncio.Event | None = None, handle_sign
         if summaries is not None:
             summaries.cancel()
         service.status.shutdown()
-
-
-class ReplayTally:
-    """The last exporter of a replay: counts the generations, traces and results handed to the others."""
-
-    saturated, delivering = False, True
-
-    def __init__(self) -> None:
-        self.records, self.traces, self.outcomes = 0, set[str](), Counter[str]()
-
-    def export(self, record: RagRecord, evaluations: Sequence[Evaluation]) -> None:
-        self.records += 1
-        self.traces.add(record.trace_id)
-        self.outcomes.update(e.outcome.value for e in evaluations)
-
-    def force_flush(self, timeout_s: float = 10.0) -> bool:
-        return True
-
-    def shutdown(self) -> None:
-        pass
-
-
-def replay_destinations(settings: Settings) -> list[str]:
-    """Where a replay's scores outlive it: Prometheus and an in-memory page end with the process."""
-    results, page = settings.results, settings.page
-    spans, phoenix = settings.otel_export.endpoint, settings.phoenix.endpoint
-    return [
-        *([f"results topic {results.topic}"] if results.bootstrap_servers else []),
-        *([f"evaluation spans at {without_credentials(spans)}"] if spans else []),
-        *([f"Phoenix at {without_credentials(phoenix)}"] if phoenix else []),
-        *([f"page store {page.store_path}"] if page.enabled and page.store_path else []),
-    ]
-
-
-def _counts(metric: object, label: str) -> Counter[str]:
-    """A counter's totals by one label, read from the registry (a replay's process starts them at 0)."""
-    totals = Counter[str]()
-    for family in metric.collect():  # type: ignore[attr-defined]
-        for sample in family.samples:
-            if sample.name.endswith("_total") and sample.value:
-                totals[sample.labels[label]] += int(sample.value)
-    return totals
-
-
-def skipped_counts() -> Counter[str]:
-    """Why input went unscored, by the reasons the pipeline counts (`ragpulse_traces`,
-    `ragpulse_sampling_decisions`, `ragpulse_dropped`, `ragpulse_dead_letters`); an invalid trace is
-    counted once, by the reason its dead letter names."""
-    traces, decisions = _counts(TRACES, "state"), _counts(SAMPLING_DECISIONS, "decision")
-    return Counter[str](
-        {
-            **({"no_rag_data": traces["no_rag_data"]} if traces["no_rag_data"] else {}),
-            **{d: decisions[d] for d in ("not_sampled", "throttled", "over_budget") if decisions[d]},
-            **_counts(DROPPED, "reason"),
-            **{f"dead_letter_{r}": n for r, n in _counts(DEAD_LETTERS, "reason").items()},
-        }
-    )
-
-
-def undelivered_counts() -> Counter[str]:
-    """Results an exporter failed to deliver, by exporter (`ragpulse_export_errors`, the page's drops)."""
-    failed = _counts(EXPORT_ERRORS, "exporter")
-    failed.pop("dead_letters", None)
-    failed["store"] += sum(_counts(STORE_DROPPED, "reason").values())
-    return +failed
-
-
-async def replay(service: Service) -> None:
-    """Run until the replay receiver reached the end of its range and every record it read is done."""
-    receiver = service.receiver
-    assert isinstance(receiver, KafkaReplayReceiver)
-    stop = asyncio.Event()
-    runner = asyncio.create_task(serve(service, stop))
-    while not runner.done() and not (receiver.finished.is_set() and receiver.tracker.in_flight() == 0):
-        await asyncio.sleep(0.2)
-    stop.set()
-    await runner
