@@ -31,10 +31,18 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from evaluators.baseline import BaselineError, Comparison, compare, load_baseline
+from evaluators.baseline import BaselineError, compare, load_baseline
 from evaluators.case import CaseField
+from evaluators.cli_tables import (
+    changed_cases,
+    comparison_table,
+    production_agreement,
+    production_table,
+    report,
+    summary_table,
+    unscored_reasons,
+)
 from evaluators.dataset import (
     DatasetError,
     load_cases,
@@ -58,7 +66,6 @@ from evaluators.report_html import render
 from evaluators.result import EvaluationResult, Outcome
 
 DEFAULT_METRICS = "faithfulness,answer_relevancy,contextual_precision,contextual_recall"
-_UNSCORED = (Outcome.ERROR, Outcome.UNMEASURED)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -272,125 +279,6 @@ def run(
         )
 
 
-def summary_table(result: EvaluationResult) -> Table:
-    ragas = "n/a" if result.ragas_score is None else f"{result.ragas_score:.4f}"
-    usage = result.usage
-    table = Table(
-        title=f"{len(result.cases)} cases, ragas_score {ragas}",
-        caption=f"{usage.calls} judge calls ({usage.cached_calls} cached), {usage.prompt_tokens} prompt + "
-        f"{usage.completion_tokens} completion tokens, ${usage.cost_usd:.4f}",
-    )
-    for column in ("metric", "mean", "pass rate", *(o.value for o in Outcome)):
-        table.add_column(column, justify="left" if column == "metric" else "right", no_wrap=True)
-    for metric in result.metrics:
-        table.add_row(
-            metric.name + (" ↓" if metric.lower_is_better else ""),
-            "n/a" if metric.mean is None else f"{metric.mean:.4f}",
-            "n/a" if metric.pass_rate is None else f"{metric.pass_rate:.1%}",
-            *(str(metric.counts.get(o, 0)) for o in Outcome),
-        )
-    return table
-
-
-def unscored_reasons(result: EvaluationResult) -> list[str]:
-    """Per metric and outcome (error, unmeasured): the most common reason and how often it occurs."""
-    lines = []
-    for summary in result.metrics:
-        for outcome in _UNSCORED:
-            reasons = Counter(
-                r.reason or "(no reason)"
-                for case in result.cases
-                for r in case.results
-                if r.name == summary.name and r.outcome is outcome
-            )
-            if reasons:
-                reason, count = reasons.most_common(1)[0]
-                total = sum(reasons.values())
-                lines.append(f"{summary.name} {outcome.value} ({count} of {total}): {reason}")
-    return lines
-
-
-def comparison_table(comparison: Comparison) -> Table:
-    table = Table(title="against the baseline")
-    columns = ("metric", "mean before", "mean now", "change", "pass rate before", "pass rate now", "change")
-    for column in columns:
-        table.add_column(column, justify="left" if column == "metric" else "right", no_wrap=True)
-    for m in comparison.metrics:
-        table.add_row(
-            m.name + (" ↓" if m.lower_is_better else ""),
-            _number(m.mean_before),
-            _number(m.mean_now),
-            _change(m.mean_change, "{:+.4f}", worse=m.mean_worse),
-            _rate(m.pass_rate_before),
-            _rate(m.pass_rate_now),
-            _change(
-                None if m.pass_rate_change is None else m.pass_rate_change * 100,
-                "{:+.1f} pt",
-                worse=m.pass_rate_dropped(),
-            ),
-        )
-    changes = comparison.cases
-    table.caption = (
-        f"{len(comparison.regressions)} regressed, {len(comparison.fixed)} fixed, "
-        f"{len(changes) - len(comparison.regressions) - len(comparison.fixed)} other changes"
-    )
-    return table
-
-
-def changed_cases(comparison: Comparison) -> list[str]:
-    """One line per (case, metric) whose outcome changed, regressions first."""
-    order = {"regression": 0, "fixed": 1, "changed": 2}
-    lines = []
-    for c in sorted(comparison.cases, key=lambda c: (order[c.kind], c.case_id, c.metric)):
-        score = f" {_number(c.score_before)} -> {_number(c.score_now)}"
-        reason = f": {c.reason}" if c.reason and c.kind != "fixed" else ""
-        lines.append(f"{c.kind}: case {c.case_id} {c.metric} {c.before} -> {c.now}{score}{reason}")
-    return lines
-
-
-def production_table(comparison: Comparison, production: EvaluationResult) -> Table:
-    """Exported cases re-judged: per metric, production's pass rate, this run's, and how often the
-    outcomes agree (a judge or a config that differs from production's shows here first)."""
-    table = Table(title=f"against production ({_judges(production)})")
-    for column in ("metric", "pass rate in production", "pass rate now", "same outcome"):
-        table.add_column(column, justify="left" if column == "metric" else "right", no_wrap=True)
-    for m in comparison.metrics:
-        paired = comparison.paired.get(m.name, 0)
-        table.add_row(
-            m.name,
-            _rate(m.pass_rate_before),
-            _rate(m.pass_rate_now),
-            f"{comparison.unchanged.get(m.name, 0)} of {paired}" if paired else "n/a",
-        )
-    return table
-
-
-def production_agreement(comparison: Comparison) -> dict[str, dict[str, int]]:
-    """The --json report's `production`: per metric, cases scored in both and those with the same outcome."""
-    return {
-        name: {"cases": paired, "same_outcome": comparison.unchanged.get(name, 0)}
-        for name, paired in sorted(comparison.paired.items())
-    }
-
-
-def _judges(production: EvaluationResult) -> str:
-    judge, model = production.judge.get("judge", "?"), production.judge.get("model", "")
-    return f"judged by {judge} {model}".rstrip() if judge != "several" else "judged by several judges"
-
-
-def report(result: EvaluationResult, comparison: Comparison | None) -> dict[str, Any]:
-    """The --json document: the result (readable back as a baseline) and, with --baseline, the comparison."""
-    document: dict[str, Any] = result.model_dump(mode="json")
-    if comparison is not None:
-        document["comparison"] = {
-            **comparison.model_dump(mode="json", exclude={"paired", "unchanged"}),
-            "agreement": {m.name: comparison.agreement(m.name) for m in comparison.metrics},
-            "regressions": len(comparison.regressions),
-            "fixed": len(comparison.fixed),
-        }
-    return document
-
-
 def exit_code(result: EvaluationResult, fail_under: float | None, console: Console) -> int:
     outcomes = Counter(r.outcome for case in result.cases for r in case.results)
     if outcomes and not outcomes[Outcome.PASSED] and not outcomes[Outcome.FAILED]:
@@ -409,21 +297,6 @@ def exit_code(result: EvaluationResult, fail_under: float | None, console: Conso
         rate = "n/a" if metric.pass_rate is None else f"{metric.pass_rate:.1%}"
         say(console, f"[red]{metric.name}: pass rate {rate} is under --fail-under {fail_under:.1%}[/red]")
     return 1 if below else 0
-
-
-def _number(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.4f}"
-
-
-def _rate(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.1%}"
-
-
-def _change(value: float | None, form: str, *, worse: bool) -> str:
-    if value is None:
-        return "n/a"
-    text = form.format(value)
-    return f"[red]{text}[/red]" if worse else text
 
 
 if __name__ == "__main__":
