@@ -1,11 +1,11 @@
 """A LlamaIndex RAG app, instrumented with OpenInference, exporting its traces to ragpulse.
 
-What a Phoenix user already runs; nothing ragpulse-specific but the OTLP endpoint. Needs
-`pip install llama-index-core llama-index-llms-openai llama-index-embeddings-openai
-openinference-instrumentation-llama-index opentelemetry-sdk opentelemetry-exporter-otlp-proto-http`
-and an OpenAI-compatible endpoint (OPENAI_BASE_URL / OPENAI_API_KEY: OpenAI, vLLM, Ollama, ...).
+What a Phoenix user already runs; nothing ragpulse-specific but the OTLP endpoint. Needs the packages
+of docs/examples/requirements.txt in a virtualenv and an OpenAI-compatible endpoint (OPENAI_BASE_URL /
+OPENAI_API_KEY: OpenAI, vLLM, Ollama, or the scripted server of docs/quickstart.md step 2):
 
-    python docs/examples/quickstart_app.py "How many days of paid leave do staff get?"
+    python3 -m venv app-venv && app-venv/bin/pip install -r docs/examples/requirements.txt
+    app-venv/bin/python docs/examples/quickstart_app.py "When is the Lisbon office open?"
 """
 
 import os
