@@ -1,4 +1,5 @@
-"""Bounds on free-text Prometheus label values: services, routes, models and versions.
+"""Bounds on free-text Prometheus label values (services, routes, models and versions), and label sets
+whose outcome series are born together (`OutcomeCounter`).
 
 A misbehaving app must never create unbounded series, and a bound must never lose counts: a value
 beyond its bound is labelled `other` when its series would be created, and no series holding counts
@@ -12,9 +13,10 @@ one new version per record, 300 evaluations showed as 55 on /metrics.)
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable
-from typing import Literal
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal, Self
 
+from prometheus_client import Counter
 from pydantic import BaseModel, ConfigDict, Field
 
 OTHER = "other"
@@ -129,3 +131,38 @@ class VersionPolicy:
             while len(self._first_seen) > 100 * self._max_versions:
                 self._first_seen.popitem(last=False)
         return self._first_seen[key]
+
+
+class OutcomeCounter(Counter):
+    """A counter whose `outcome` children are created together, the ones not counted yet at 0.
+
+    Prometheus sees a series first at a scrape, and `increase()` counts nothing before a series' first
+    sample: a `failed` series born at 1 hides that first failure from every alert window. Created at 0 with
+    its `passed` sibling, it is already on /metrics when the first failure comes, so `increase()` sees it.
+    (The first scrape of a brand-new label set, e.g. a new version, still starts above 0: the rules count
+    a series that is younger than their window by its value instead; see deploy/prometheus/rules.)
+    Removing one outcome removes the whole family, so an idle version leaves no zeros behind.
+    """
+
+    def __init__(self, *args: Any, outcomes: Sequence[str] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._outcomes = tuple(outcomes)
+        self._at = self._labelnames.index("outcome") if self._outcomes else -1
+
+    def _siblings(self, values: tuple[str, ...]) -> list[tuple[str, ...]]:
+        return [(*values[: self._at], outcome, *values[self._at + 1 :]) for outcome in self._outcomes]
+
+    def labels(self, *labelvalues: object, **labelkwargs: object) -> Self:
+        if labelkwargs:
+            labelvalues = tuple(labelkwargs[name] for name in self._labelnames)
+        key = tuple(str(value) for value in labelvalues)
+        if self._outcomes and key not in self._metrics:
+            for sibling in self._siblings(key):
+                super().labels(*sibling)
+        return super().labels(*key)
+
+    def remove(self, *labelvalues: Any) -> None:
+        super().remove(*labelvalues)
+        if self._outcomes and len(labelvalues) == len(self._labelnames):
+            for sibling in self._siblings(tuple(str(value) for value in labelvalues)):
+                super().remove(*sibling)

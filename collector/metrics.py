@@ -10,6 +10,8 @@ from typing import Literal
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
+from collector.labels import OutcomeCounter
+
 REGISTRY = CollectorRegistry(auto_describe=True)
 
 SCORE_BUCKETS = tuple(round(0.05 * i, 2) for i in range(1, 21))
@@ -25,11 +27,12 @@ EVALUATION_SCORE = Histogram(
     buckets=SCORE_BUCKETS,
     registry=REGISTRY,
 )
-EVALUATIONS = Counter(
+EVALUATIONS = OutcomeCounter(
     "ragpulse_evaluations",
     "Evaluations by outcome (passed, failed, error, unmeasured).",
     ["metric", "service", "route", "version", "outcome"],
     registry=REGISTRY,
+    outcomes=("passed", "failed"),  # what the alerts' ratios read: both exist from the first evaluation
 )
 FAILURES = Counter(
     "ragpulse_failures",
@@ -158,8 +161,8 @@ CIRCUIT_OPEN = Gauge(
 # Exporters
 EXPORT_ERRORS = Counter(
     "ragpulse_export_errors",
-    "Evaluations (or dead letters) an exporter failed to deliver, by exporter (otlp, kafka, phoenix, store, "
-    "dead_letters).",
+    "Evaluations (or dead letters) an exporter failed to deliver, by exporter (otlp, otlp_logs, kafka, "
+    "phoenix, store, dead_letters).",
     ["exporter"],
     registry=REGISTRY,
 )
@@ -263,6 +266,14 @@ RejectReason = Literal[
     "bad_content_type",
     "shutting_down",
 ]
+# OTLP metrics an app sends along with its traces (one endpoint for every signal): answered, not kept.
+OTLP_METRIC_POINTS_DROPPED = Counter(
+    "ragpulse_otlp_metric_points_dropped",
+    "Metric data points received on OTLP (/v1/metrics, MetricsService/Export) and dropped: ragpulse "
+    "evaluates traces and logs, and answers metrics with success so an app's exporter logs no errors.",
+    ["receiver"],
+    registry=REGISTRY,
+)
 RECEIVER_REJECTED = Counter(
     "ragpulse_receiver_rejected",
     "Connections and requests a receiver refused, by reason: connection_cap, client_cap (over "

@@ -3,7 +3,9 @@
 deploy/prometheus/rules/ragpulse.rules.yml is the one place rules are edited; this writes the Prometheus
 Operator PrometheusRule (deploy/kubernetes/monitoring/prometheusrule.yaml) and the Helm chart's copy
 (deploy/helm/ragpulse/files/, since Helm reads only files inside the chart). Run `python deploy/sync_rules.py`
-after editing the rules; the tests fail while the copies differ.
+after editing the rules; the tests fail while the copies differ. The copies are verbatim: the grounding SLO's
+objective (`ragpulse:grounding_slo_objective`, docs/runbooks/slo.md) is the rules file's, and the Helm chart
+replaces it with its `slo.objective` value when it renders.
 """
 
 from __future__ import annotations

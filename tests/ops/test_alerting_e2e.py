@@ -3,6 +3,8 @@
 A real `ragpulse run` (embedded OTLP receiver, offline judge) receives a burst of RAG traces whose answers
 invent facts; a real Prometheus scrapes it every second with exemplar storage on and evaluates the shipped
 rules (only `for:` shortened); the shipped Alertmanager example routes the page to a webhook served here.
+The page is the grounding SLO's fast burn (every answer failing burns the 5% budget at 20x); the
+fixed-threshold hallucination spike fires too, as a warning that the page inhibits.
 """
 
 from __future__ import annotations
@@ -36,7 +38,9 @@ from tests.ops.tools import GRAFANA, RULES_FILE, require_binary
 
 pytestmark = [pytest.mark.prometheus, pytest.mark.timeout(300)]
 
-ALERT = "RagpulseHallucinationSpike"
+ALERT = "RagpulseGroundingBudgetFastBurn"
+SPIKE = "RagpulseHallucinationSpike"
+GROUNDING = 'metric=~"faithfulness|hallucination",outcome=~"passed|failed"'
 
 
 def _send_hallucinated_traces(otlp_port: int, count: int, per_second: float) -> set[str]:
@@ -56,9 +60,9 @@ def _send_hallucinated_traces(otlp_port: int, count: int, per_second: float) -> 
     return trace_ids
 
 
-def _firing(prometheus: Server) -> list[dict]:
+def _firing(prometheus: Server, name: str = ALERT) -> list[dict]:
     alerts = prometheus.get("/api/v1/alerts")["data"]["alerts"]
-    return [a for a in alerts if a["labels"]["alertname"] == ALERT and a["state"] == "firing"]
+    return [a for a in alerts if a["labels"]["alertname"] == name and a["state"] == "firing"]
 
 
 @pytest.fixture
@@ -69,7 +73,7 @@ def webhook() -> Iterator[WebhookReceiver]:
 
 
 @pytest.fixture
-def stack(tmp_path: Path, webhook: WebhookReceiver) -> Iterator[tuple[RagpulseProcess, Server]]:
+def stack(tmp_path: Path, webhook: WebhookReceiver) -> Iterator[tuple[RagpulseProcess, Server, Server]]:
     prometheus_bin = require_binary("prometheus", "apt-get install prometheus")
     alertmanager_bin = require_binary("prometheus-alertmanager", "apt-get install prometheus-alertmanager")
     servers: list[Server] = []
@@ -86,16 +90,16 @@ def stack(tmp_path: Path, webhook: WebhookReceiver) -> Iterator[tuple[RagpulsePr
                     rules,
                 )
             )
-            yield ragpulse, servers[1]
+            yield ragpulse, servers[1], servers[0]
         finally:
             for server in reversed(servers):
                 server.stop()
 
 
 def test_hallucination_burst_pages_through_alertmanager_with_trace_exemplars(
-    stack: tuple[RagpulseProcess, Server], webhook: WebhookReceiver
+    stack: tuple[RagpulseProcess, Server, Server], webhook: WebhookReceiver
 ) -> None:
-    ragpulse, prometheus = stack
+    ragpulse, prometheus, alertmanager = stack
     wait_until(
         lambda: any(t["health"] == "up" for t in prometheus.get("/api/v1/targets")["data"]["activeTargets"]),
         30,
@@ -110,8 +114,23 @@ def test_hallucination_burst_pages_through_alertmanager_with_trace_exemplars(
     except AssertionError:
         query = prometheus.get("/api/v1/query", query="ragpulse_evaluations_total")["data"]["result"]
         pytest.fail(f"{ALERT} never fired; evaluations in Prometheus: {query}\n{ragpulse.output()[-3000:]}")
-    assert float(firing[0]["value"]) > 0.2
-    assert firing[0]["annotations"]["runbook"]
+    # The burn rate: about 70% of these answers' grounding evaluations fail, 14x the 5% budget (the 6 h /
+    # 30 min pair pages from 6x; the 1 h / 5 min pair needs 14.4x).
+    assert float(firing[0]["value"]) > 6
+    runbook = firing[0]["annotations"]["runbook_url"]
+    assert runbook.endswith("/docs/runbooks/slo.md#ragpulsegroundingbudgetfastburn")
+
+    # Every grounding evaluation ragpulse counted is in the SLO's window, those made before Prometheus'
+    # first sample of each series included (increase() alone loses them), once the last ones are scraped.
+    def window_holds_every_count() -> bool:
+        queries = (
+            "service:ragpulse_grounding_slo_decided:increase1h",
+            f"sum(ragpulse_evaluations_total{{{GROUNDING}}})",
+        )
+        window, counters = (prometheus.get("/api/v1/query", query=q)["data"]["result"] for q in queries)
+        return bool(window) and window[0]["value"][1] == counters[0]["value"][1]
+
+    wait_until(window_holds_every_count, 60, "the SLO window holding every evaluation counted")
 
     exemplars = prometheus.get(
         "/api/v1/query_exemplars",
@@ -125,8 +144,17 @@ def test_hallucination_burst_pages_through_alertmanager_with_trace_exemplars(
     assert exemplar_trace_ids <= sent
 
     wait_until(lambda: ALERT in webhook.alert_names(), 60, "the webhook to receive the page")
-    page = next(a for n in webhook.notifications for a in n["alerts"] if a["labels"]["alertname"] == ALERT)
-    assert page["status"] == "firing" and page["labels"]["severity"] == "critical"
+    page = next(n for n in webhook.notifications for a in n["alerts"] if a["labels"]["alertname"] == ALERT)
+    assert page["receiver"] == "ragpulse-pager" and page["status"] == "firing"
+
+    # The fixed-threshold spike fires as a warning, and Alertmanager mutes it behind the page.
+    wait_until(lambda: _firing(prometheus, SPIKE), 60, f"{SPIKE} firing in Prometheus")
+
+    def spike_state() -> str | None:
+        alerts = alertmanager.get("/api/v2/alerts")
+        return next((a["status"]["state"] for a in alerts if a["labels"]["alertname"] == SPIKE), None)
+
+    wait_until(lambda: spike_state() == "suppressed", 60, f"{SPIKE} inhibited by {ALERT}")
 
     # The same answers, grouped by owner: invented facts with the right passages are the generator's.
     shares = prometheus.get("/api/v1/query", query="service_stage:ragpulse_failure:ratio15m")["data"][
@@ -136,9 +164,9 @@ def test_hallucination_burst_pages_through_alertmanager_with_trace_exemplars(
     assert stages.get("generation", 0) > stages.get("retrieval", 0), stages
 
 
-def test_every_dashboard_query_is_valid_promql(stack: tuple[RagpulseProcess, Server]) -> None:
+def test_every_dashboard_query_is_valid_promql(stack: tuple[RagpulseProcess, Server, Server]) -> None:
     """Grafana would show an error panel for a query Prometheus cannot parse; ask the real parser."""
-    _, prometheus = stack
+    _, prometheus, _ = stack
     substitutions = {"$__rate_interval": "1m", "$__range": "5m"}
     for path in sorted((GRAFANA / "dashboards").glob("*.json")):
         for panel in json.loads(path.read_text())["panels"]:

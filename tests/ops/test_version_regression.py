@@ -155,6 +155,30 @@ def test_the_regression_alert_names_the_new_version(regression_run: RegressionRu
     newest = run.prometheus.get("/api/v1/query", query="service_version:ragpulse_version_newest:first_seen")
     assert [s["metric"]["version"] for s in newest["data"]["result"]] == ["v2"]
 
+    # v1 never failed faithfulness, yet its `failed` series is on /metrics at 0, created with `passed`: the
+    # first failure of a known label set is an increase Prometheus sees, not the birth of a series.
+    v1 = {"metric": "faithfulness", "service": SERVICE, "version": "v1"}
+    outcomes = {
+        sample.labels["outcome"]: sample.value
+        for sample in scrape(run.ragpulse.metrics_port).samples
+        if sample.name == "ragpulse_evaluations_total" and v1.items() <= sample.labels.items()
+    }
+    assert outcomes["failed"] == 0 and outcomes["passed"] >= len(run.trace_ids["v1"])
+
+    # v2's series were born above 0 (evaluated before Prometheus' first sample of them), yet the 6-hour
+    # window counts every one of its evaluations, as ragpulse's counters do.
+    def window_holds_every_count() -> bool:
+        selector = f'{{service="{SERVICE}",version="v2",metric="faithfulness"}}'
+        queries = (
+            f"service_version_metric:ragpulse_evaluations_decided:increase6h{selector}",
+            f'sum(ragpulse_evaluations_total{{service="{SERVICE}",version="v2",metric="faithfulness",'
+            'outcome=~"passed|failed"})',
+        )
+        window, counters = (run.prometheus.get("/api/v1/query", query=q)["data"]["result"] for q in queries)
+        return bool(window) and window[0]["value"][1] == counters[0]["value"][1]
+
+    wait_until(window_holds_every_count, 60, "the 6-hour window holding every evaluation of v2")
+
     # The page's store keeps each record's version, so failing cases can be picked by version.
     def stored() -> dict[str, str]:
         with sqlite3.connect(run.store_path) as db:
