@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -133,12 +134,53 @@ def test_otel_collector_exports_otlp_proto_keyed_by_trace_id() -> None:
     assert "kafka" in config["service"]["pipelines"]["logs"]["exporters"]
 
 
-def test_dockerfile_copies_only_what_exists() -> None:
-    repo = DEPLOY.parent
-    for line in (DEPLOY / "Dockerfile").read_text().splitlines():
-        if line.startswith("COPY ") and "--from" not in line:
-            for source in line.split()[1:-1]:
-                assert (repo / source).exists(), source
+def _dockerfile_runtime_stage() -> dict[str, Any]:
+    """The last stage's ENV (name -> value), EXPOSE and USER, continuation lines joined."""
+    text = (DEPLOY / "Dockerfile").read_text().replace("\\\n", " ")
+    stage = text.rsplit("\nFROM ", 1)[1]
+    lines = [line.split(None, 1) for line in stage.splitlines()[1:] if line and not line.startswith("#")]
+    env = dict(pair.split("=", 1) for kind, rest in lines if kind == "ENV" for pair in rest.split())
+    exposed = {int(port) for kind, rest in lines if kind == "EXPOSE" for port in rest.split()}
+    (user,) = [rest for kind, rest in lines if kind == "USER"]
+    return {"env": env, "expose": exposed, "user": user}
+
+
+def test_the_image_listens_beyond_loopback_as_non_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Outside a container every listener defaults to loopback; the image's own settings open them to
+    the container's network on the ports it EXPOSEs, and it runs as the user the manifests expect."""
+    stage = _dockerfile_runtime_stage()
+    env = stage["env"]
+    assert env["RAGPULSE_OTLP__HOST"] == env["RAGPULSE_METRICS_HOST"] == "0.0.0.0"
+    ports = {env[n] for n in ("RAGPULSE_OTLP__PORT", "RAGPULSE_OTLP__GRPC_PORT", "RAGPULSE_METRICS_PORT")}
+    assert {int(p) for p in ports} == stage["expose"] == {4317, 4318, 9464}
+    assert stage["user"].split(":")[0] == "10001"  # runAsUser in the manifests and the chart
+    _check_ragpulse_env({k: v for k, v in env.items() if k.startswith("RAGPULSE_")}, monkeypatch)
+
+
+def test_every_deployment_runs_the_image_the_dockerfile_builds() -> None:
+    """No registry publishes ragpulse's image: compose builds it, the manifests and the chart name the
+    tag deploy/Dockerfile's build command gives it (and say how to point them at your registry)."""
+    build = re.search(r"docker build -f deploy/Dockerfile -t (\S+) \.", (DEPLOY / "Dockerfile").read_text())
+    assert build
+    tag = build.group(1)
+    compose = yaml.safe_load((DEPLOY / "compose" / "compose.yaml").read_text())["services"]["ragpulse"]
+    assert compose["image"] == tag and compose["build"]["dockerfile"] == "deploy/Dockerfile"
+    pods = [
+        d["spec"]["template"]["spec"]
+        for d in _manifests("standalone", "sidecar")
+        if d["kind"] == "Deployment"
+    ]
+    images = {
+        c["image"]
+        for p in pods
+        for c in p.get("initContainers", []) + p["containers"]
+        if c["name"] == "ragpulse"
+    }
+    assert images == {tag}
+    values = yaml.safe_load((CHART / "values.yaml").read_text())["image"]
+    assert f"{values['repository']}:{values['tag']}" == tag
+    for path in [DEPLOY / "compose" / "compose.yaml", *KUBERNETES.rglob("*.yaml"), *CHART.rglob("*.yaml")]:
+        assert "ghcr.io" not in path.read_text(), path
 
 
 def test_prometheus_and_alertmanager_configs_pass_their_own_checks() -> None:
