@@ -25,7 +25,7 @@ def replay_destinations(settings: Settings) -> list[str]:
     spans, phoenix = settings.otel_export.endpoint, settings.phoenix.endpoint
     return [
         *([f"results topic {results.topic}"] if results.bootstrap_servers else []),
-        *([f"evaluation spans at {without_credentials(spans)}"] if spans else []),
+        *([f"evaluation spans and log events at {without_credentials(spans)}"] if spans else []),
         *([f"Phoenix at {without_credentials(phoenix)}"] if phoenix else []),
         *([f"page store {page.store_path}"] if page.enabled and page.store_path else []),
     ]

@@ -82,6 +82,8 @@ def summary_lines(settings: Settings) -> list[str]:
         if settings.otel_export.endpoint
         else "no evaluation spans (otel_export.endpoint unset)"
     )
+    if settings.otel_export.endpoint and settings.otel_export.log_events and settings.otel_export.logs_url:
+        spans += f" and log events to {without_credentials(settings.otel_export.logs_url)}"
     results = (
         f"results topic {settings.results.topic}"
         if settings.results.bootstrap_servers

@@ -7,8 +7,8 @@ accepted, or refused for good (a request the endpoint will never take, counted);
 stays held and is sent again on the next flush, until `retry_for_s` after the first failure in a row,
 when everything held is given up and counted. Flushes are driven by the pipeline's `AckFlusher` (every
 `evaluation.flush_interval_s` while records wait, each on a thread of its own), which bounds how long it
-waits; one flush runs at a time. Evaluation spans (`held_spans`) and Phoenix annotations (`phoenix`)
-are sent this way.
+waits; one flush runs at a time. Evaluation spans (`held_spans`), evaluation log events (`held_logs`)
+and Phoenix annotations (`phoenix`) are sent this way.
 """
 
 from __future__ import annotations

@@ -1,13 +1,18 @@
-"""Evaluation spans in the evaluated trace, so the tracing backend shows each score beside the answer.
+"""Evaluation results in the evaluated trace, so the tracing backend shows each score beside the answer.
 
 One span per metric, child of the record's anchor span (the span that carried the response) and
-linked to it, with the OTel GenAI evaluation attributes and a `gen_ai.evaluation.result` event; both
-also carry why (`ragpulse.evaluation.cause`, the verdicts as JSON) and what the judge spent. With
-`hide_texts` no text leaves: the explanation is a count of the verdicts and they carry no items nor
-reasons. The exporter has its own TracerProvider: the global one belongs to whoever embeds ragpulse, and
-evaluation spans must be exported even when the app's own sampler would drop them (they were
-already sampled by ragpulse), hence ALWAYS_ON. Its span processor holds every span until the
-endpoint accepted it (`held_spans`), so a flush confirms delivery rather than an attempt.
+linked to it, with the OTel GenAI evaluation attributes, and one `gen_ai.evaluation.result` log-based
+event per metric parented to the same anchor span (`otel_logs`), both with the same attributes; they
+also carry why (`ragpulse.evaluation.cause`, the verdicts as JSON) and what the judge spent. The
+`gen_ai.evaluation.result` span event of earlier versions is off by default (`span_event`): OTEP 4430
+(opentelemetry-specification `oteps/4430-span-event-api-deprecation-plan.md`) deprecates the Span
+AddEvent API in favour of events emitted through the Logs API, and the GenAI conventions define this
+event as a log-based one. With `hide_texts` no text leaves: the explanation is a count of the verdicts
+and they carry no items nor reasons. The exporter has its own TracerProvider: the global one belongs
+to whoever embeds ragpulse, and evaluation spans must be exported even when the app's own sampler
+would drop them (they were already sampled by ragpulse), hence ALWAYS_ON. Spans and log records are
+each held until their endpoint accepted them (`held_spans`, `held_logs`), so a flush confirms delivery
+rather than an attempt.
 """
 
 from __future__ import annotations
@@ -27,12 +32,14 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.sampling import ALWAYS_ON
 from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, SpanKind, Status, StatusCode, TraceFlags
 from opentelemetry.util.types import AttributeValue
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 from collector import __version__
 from collector.endpoints import sendable_headers
 from collector.exporters import explanation, score_label
+from collector.exporters.held_logs import EXPORTER as LOGS_EXPORTER
 from collector.exporters.held_spans import HeldSpanProcessor
+from collector.exporters.otel_logs import EVALUATION_EVENT, EvaluationLogEvents
 from collector.logs import OneLineFilter
 from collector.metrics import EXPORT_ERRORS
 from collector.records import RagRecord
@@ -43,7 +50,6 @@ logger = logging.getLogger(__name__)
 # The SDK exporter logs every attempt of an outage; `held_spans` says what it means for the offsets.
 logging.getLogger("opentelemetry.exporter.otlp.proto.http.trace_exporter").addFilter(OneLineFilter(30.0))
 
-EVALUATION_EVENT = "gen_ai.evaluation.result"
 ERROR_TYPE = "evaluation_error"  # the judge failed, after its retries (the one `error.type` ragpulse sets)
 
 
@@ -74,8 +80,41 @@ class OtelExportConfig(BaseModel):
         description="How long held spans are sent again while the endpoint fails, before they are given "
         "up and counted (offsets wait meanwhile, so a restart does not lose them).",
     )
+    log_events: bool = Field(
+        True,
+        description="Also send each result as a `gen_ai.evaluation.result` log-based event (OTLP logs), "
+        "parented to the evaluated span; held and retried as the spans are. A backend without OTLP "
+        "logs (Jaeger) needs false.",
+    )
+    logs_endpoint: str | None = Field(
+        None,
+        description="OTLP/HTTP logs URL; unset = `endpoint` with its /v1/traces replaced by /v1/logs.",
+    )
+    span_event: bool = Field(
+        False,
+        description="Also add the result as a `gen_ai.evaluation.result` span event on the evaluation "
+        "span, as versions before the log events did; off by default: OpenTelemetry deprecates the span "
+        "event API for log-based events (OTEP 4430).",
+    )
 
     _sendable = field_validator("headers")(sendable_headers)
+
+    @model_validator(mode="after")
+    def _logs_url_known(self) -> OtelExportConfig:
+        if self.endpoint and self.log_events and self.logs_url is None:
+            raise ValueError(
+                "the endpoint does not end in /v1/traces, so where the log events go is unknown: set "
+                "otel_export.logs_endpoint, or otel_export.log_events: false"
+            )
+        return self
+
+    @property
+    def logs_url(self) -> str | None:
+        """Where the log events go: `logs_endpoint`, or `endpoint`'s /v1/traces as /v1/logs."""
+        if self.logs_endpoint:
+            return self.logs_endpoint
+        base = (self.endpoint or "").rstrip("/")
+        return base.removesuffix("/v1/traces") + "/v1/logs" if base.endswith("/v1/traces") else None
 
 
 def evaluation_attributes(
@@ -84,10 +123,13 @@ def evaluation_attributes(
     verdicts: VerdictLimits | None = None,
     hide_texts: bool = False,
 ) -> dict[str, AttributeValue]:
-    """The attributes shared by the evaluation span and its `gen_ai.evaluation.result` event.
+    """The attributes of the evaluation span and of its `gen_ai.evaluation.result` event (a log record,
+    and the span event where `span_event` is on).
 
-    The GenAI conventions (their `gen_ai.evaluation.result` event) require the name, the score and its
-    label "if applicable" and `error.type` on an error, recommend the explanation, and leave the label's
+    The GenAI conventions (their `gen_ai.evaluation.result` event, `model/gen-ai/events.yaml`) require
+    the name, the score and its label "if applicable" and `error.type` on an error, recommend the
+    explanation, and `gen_ai.response.id` only "when available" to join an event that has no span to
+    be parented to (ours always has one: the anchor span), and leave the label's
     values to the evaluator ("implementations SHOULD document the possible values"): ours are the
     outcome words Prometheus and the results topic use (passed, failed, error, unmeasured), so one
     query finds the same evaluations everywhere. The judge goes under `ragpulse.judge*`, not
@@ -132,15 +174,28 @@ class OtelSpanExporter:
         self.verdict_limits, self.hide_texts = verdicts or VerdictLimits(), hide_texts
         self._provider: TracerProvider | None = None
         self._processor: HeldSpanProcessor | None = None
+        self._events: EvaluationLogEvents | None = None
         if config.endpoint is None:
             return
+        headers = {key: value.get_secret_value() for key, value in config.headers.items()}
         otlp = OTLPSpanExporter(
             endpoint=config.endpoint,
-            headers={key: value.get_secret_value() for key, value in config.headers.items()},
+            headers=headers,
             timeout=config.timeout_s,
             compression=Compression.Gzip if config.compression == "gzip" else Compression.NoCompression,
         )
         resource = Resource.create({SERVICE_NAME: "ragpulse", SERVICE_VERSION: __version__})
+        if config.log_events and config.logs_url:
+            self._events = EvaluationLogEvents(
+                config.logs_url,
+                headers,
+                config.timeout_s,
+                config.compression == "gzip",
+                config.max_queue_size,
+                config.max_export_batch_size,
+                config.retry_for_s,
+                resource,
+            )
         self._provider = TracerProvider(resource=resource, sampler=ALWAYS_ON)
         processor = HeldSpanProcessor(
             otlp, config.max_queue_size, config.max_export_batch_size, config.retry_for_s
@@ -165,9 +220,13 @@ class OtelSpanExporter:
             )
         except ValueError:
             logger.warning(
-                "no evaluation spans: bad trace/span id %r/%r", record.trace_id, record.anchor_span_id
+                "no evaluation spans nor log events: bad trace/span id %r/%r",
+                record.trace_id,
+                record.anchor_span_id,
             )
             EXPORT_ERRORS.labels("otlp").inc(len(evaluations))
+            if self._events is not None:
+                EXPORT_ERRORS.labels(LOGS_EXPORTER).inc(len(evaluations))
             return
         parent = trace.set_span_in_context(NonRecordingSpan(anchor))
         end_ns = time.time_ns()
@@ -201,22 +260,37 @@ class OtelSpanExporter:
             links=[Link(anchor)],
             start_time=end_ns - int(max(evaluation.duration_s, 0.0) * 1e9),
         )
-        span.add_event(EVALUATION_EVENT, attributes=attributes, timestamp=end_ns)
+        if self.config.span_event:
+            span.add_event(EVALUATION_EVENT, attributes=attributes, timestamp=end_ns)
+        if self._events is not None:
+            self._events.emit(parent, attributes, end_ns)
         if evaluation.outcome is Outcome.ERROR:
             span.set_status(Status(StatusCode.ERROR, str(attributes["gen_ai.evaluation.explanation"])))
         span.end(end_time=end_ns)
 
     @property
     def saturated(self) -> bool:
-        return self._processor is not None and self._processor.saturated
+        spans = self._processor is not None and self._processor.saturated
+        return spans or (self._events is not None and self._events.saturated)
 
     @property
     def delivering(self) -> bool:
-        return self._processor is None or self._processor.delivering
+        spans = self._processor is None or self._processor.delivering
+        return spans and (self._events is None or self._events.delivering)
 
     def force_flush(self, timeout_s: float = 10.0) -> bool:
-        return True if self._provider is None else self._provider.force_flush(int(timeout_s * 1000))
+        """True once the spans and the log events held when it began were all accepted (or given up):
+        the two endpoints fail independently, so the log events are flushed even when the spans were
+        not, within what is left of `timeout_s`."""
+        if self._provider is None:
+            return True
+        deadline = time.monotonic() + timeout_s
+        spans = self._provider.force_flush(int(timeout_s * 1000))
+        events = self._events is None or self._events.force_flush(max(deadline - time.monotonic(), 0.0))
+        return spans and events
 
     def shutdown(self) -> None:
         if self._provider is not None:
             self._provider.shutdown()
+        if self._events is not None:
+            self._events.shutdown()

@@ -1,13 +1,18 @@
-"""Evaluation spans over real OTLP/HTTP, captured by ragpulse's own receiver."""
+"""Evaluation spans and `gen_ai.evaluation.result` log events over real OTLP/HTTP, captured by ragpulse's
+own receiver and by the OTLP sink (tests/collector/test_evaluation_log_events.py: a real Collector)."""
 
 from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import pytest
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import KeyValue
+from opentelemetry.proto.logs.v1 import logs_pb2
 from opentelemetry.proto.trace.v1 import trace_pb2
+from pydantic import ValidationError
 
 from collector import __version__
 from collector.deadletter import LogDeadLetters
@@ -117,9 +122,7 @@ def test_one_span_per_metric_in_the_evaluated_trace(capture: tuple[Capture, str]
         assert span.attributes["ragpulse.judge"] == "openai"
         assert span.attributes["ragpulse.judge.model"] == "gpt-4o-mini"
         assert span.end_ns - span.start_ns == pytest.approx(0.25e9, abs=1e6)
-        event, *_ = span.events
-        assert event.name == "gen_ai.evaluation.result"
-        assert event.attributes == span.attributes
+        assert not span.events  # the span event API is deprecated: the result is a log event now
 
     faithfulness = spans["evaluation faithfulness"]
     assert faithfulness.attributes["gen_ai.evaluation.name"] == "faithfulness"
@@ -187,7 +190,7 @@ def test_the_verdicts_cause_and_spend_travel_with_the_score(capture: tuple[Captu
     and the span says which claim the judge found contradicted, by which passage, and what it cost."""
     captured, endpoint = capture
     limits = VerdictLimits(max_items=2, max_reason_chars=10)
-    exporter = OtelSpanExporter(OtelExportConfig(endpoint=endpoint), limits)
+    exporter = OtelSpanExporter(OtelExportConfig(endpoint=endpoint, span_event=True), limits)
     before = VERDICTS_TRUNCATED.labels("otlp")._value.get()
     span = export_one(captured, exporter, FAILED_FAITHFULNESS)
 
@@ -215,7 +218,7 @@ def test_the_verdicts_cause_and_spend_travel_with_the_score(capture: tuple[Captu
     assert attributes["ragpulse.evaluation.verdicts_truncated"] == 1  # max_items=2 of 3
     assert VERDICTS_TRUNCATED.labels("otlp")._value.get() == before + 1
     assert "90 million" in attributes["gen_ai.evaluation.explanation"]
-    (event,) = span.events
+    (event,) = span.events  # span_event: true, as before the log events
     assert event.name == "gen_ai.evaluation.result"
     assert event.attributes == attributes
 
@@ -255,6 +258,16 @@ def test_an_error_without_verdicts_hides_its_reason_too(capture: tuple[Capture, 
     assert "ragpulse.evaluation.cause" not in span.attributes
 
 
+def test_why_a_metric_is_unmeasured_stays_under_hide_texts(capture: tuple[Capture, str]) -> None:
+    """An unmeasured reason is ragpulse's own words, no user text: hiding it would leave nobody able
+    to tell why a metric has no score."""
+    captured, endpoint = capture
+    exporter = OtelSpanExporter(OtelExportConfig(endpoint=endpoint), hide_texts=True)
+    why = "unmeasured: no reference context ids to compare against"
+    span = export_one(captured, exporter, evaluation("retrieval_mrr", Outcome.UNMEASURED, None, why))
+    assert span.attributes["gen_ai.evaluation.explanation"] == why
+
+
 def test_unreachable_endpoint_is_counted_not_raised() -> None:
     closed_port_endpoint = f"http://127.0.0.1:{free_port()}/v1/traces"  # nothing listens there
     config = OtelExportConfig(endpoint=closed_port_endpoint, timeout_s=1.0, retry_for_s=0)
@@ -280,7 +293,9 @@ def test_a_flush_confirms_only_what_the_endpoint_accepted(failure: SinkMode) -> 
         assert exporter.force_flush(10.0)
         exporter.shutdown()
         names = sorted(s.name for s in sink.spans)
+        log_records = sink.log_records
     assert names == sorted(f"evaluation {e.metric}" for e in EVALUATIONS)
+    assert log_records == len(EVALUATIONS)  # the log events were held and sent again too
     assert EXPORT_ERRORS.labels("otlp")._value.get() == before
 
 
@@ -309,7 +324,90 @@ def test_bad_ids_are_counted_not_raised(capture: tuple[Capture, str]) -> None:
     _, endpoint = capture
     exporter = OtelSpanExporter(OtelExportConfig(endpoint=endpoint))
     before = EXPORT_ERRORS.labels("otlp")._value.get()
+    logs_before = EXPORT_ERRORS.labels("otlp_logs")._value.get()
     bad = RagRecord(trace_id="not-hex", anchor_span_id=ANCHOR_SPAN_ID, query="q", response="r")
     exporter.export(bad, EVALUATIONS[:1])
     exporter.shutdown()
     assert EXPORT_ERRORS.labels("otlp")._value.get() == before + 1
+    assert EXPORT_ERRORS.labels("otlp_logs")._value.get() == logs_before + 1
+
+
+def decoded(attributes: Iterable[KeyValue]) -> dict[str, object]:
+    return {kv.key: getattr(kv.value, str(kv.value.WhichOneof("value"))) for kv in attributes}
+
+
+def sink_log_records(sink: OtlpSink) -> list[tuple[dict[str, object], logs_pb2.LogRecord]]:
+    """(resource attributes, record) of every log record the sink accepted."""
+    records = []
+    for path, body, _ in sink.bodies:
+        if path == "/v1/logs":
+            for resource_logs in ExportLogsServiceRequest.FromString(body).resource_logs:
+                resource = decoded(resource_logs.resource.attributes)
+                for scope in resource_logs.scope_logs:
+                    records.extend((resource, record) for record in scope.log_records)
+    return records
+
+
+def test_each_result_is_a_log_event_parented_to_the_evaluated_span() -> None:
+    """One `gen_ai.evaluation.result` log record per metric, at /v1/logs beside /v1/traces, in the
+    evaluated span's trace and span, with the evaluation span's attributes."""
+    with OtlpSink() as sink:
+        exporter = OtelSpanExporter(OtelExportConfig(endpoint=sink.traces_url, max_explanation_chars=200))
+        exporter.export(make_record(), EVALUATIONS)
+        assert exporter.force_flush(10.0)
+        exporter.shutdown()
+        spans = {span.attributes["gen_ai.evaluation.name"]: span for span in sink.spans}
+        records = sink_log_records(sink)
+
+    assert len(records) == len(EVALUATIONS)
+    errored: dict[str, object] = {}
+    for resource, record in records:
+        assert record.event_name == "gen_ai.evaluation.result"
+        assert (record.trace_id.hex(), record.span_id.hex()) == (TRACE_ID, ANCHOR_SPAN_ID)
+        assert record.severity_number == logs_pb2.SEVERITY_NUMBER_INFO
+        assert resource["service.name"] == "ragpulse"
+        attributes = decoded(record.attributes)
+        assert attributes == spans[attributes["gen_ai.evaluation.name"]].attributes
+        if attributes["gen_ai.evaluation.name"] == "contextual_relevancy":
+            errored = attributes
+    assert errored["gen_ai.evaluation.score.label"] == "error"
+    assert errored["error.type"] == "evaluation_error"
+    assert "gen_ai.evaluation.score.value" not in errored
+
+
+def test_the_logs_endpoint_is_derived_or_set() -> None:
+    assert OtelExportConfig(endpoint="http://tempo:4318/v1/traces").logs_url == "http://tempo:4318/v1/logs"
+    assert OtelExportConfig(endpoint="https://h/api/otel/v1/traces/").logs_url == "https://h/api/otel/v1/logs"
+    config = OtelExportConfig(endpoint="http://h:4318/traces", logs_endpoint="http://loki:4318/v1/logs")
+    assert config.logs_url == "http://loki:4318/v1/logs"
+    with pytest.raises(ValidationError, match=r"set otel_export\.logs_endpoint"):
+        OtelExportConfig(endpoint="http://h:4318/traces")
+    OtelExportConfig(endpoint="http://h:4318/traces", log_events=False)  # no log events: no logs URL
+
+
+def test_log_events_off_sends_spans_only() -> None:
+    with OtlpSink() as sink:
+        exporter = OtelSpanExporter(OtelExportConfig(endpoint=sink.traces_url, log_events=False))
+        exporter.export(make_record(), EVALUATIONS)
+        assert exporter.force_flush(10.0)
+        exporter.shutdown()
+        assert len(sink.spans) == len(EVALUATIONS)
+        assert sink.log_records == 0
+        assert all(path == "/v1/traces" for path, _, _ in sink.bodies)
+
+
+def test_a_backend_without_logs_refuses_them_once_and_the_spans_go_on() -> None:
+    """A backend that takes traces but no logs (Jaeger, a Collector without a logs pipeline) answers
+    404 for ever: the log events are dropped and counted at once, the flush confirms, offsets move."""
+    with OtlpSink() as sink:
+        config = OtelExportConfig(
+            endpoint=sink.traces_url, logs_endpoint=f"http://127.0.0.1:{sink.port}/v1/nologs"
+        )
+        exporter = OtelSpanExporter(config)
+        before = EXPORT_ERRORS.labels("otlp_logs")._value.get()
+        exporter.export(make_record(), EVALUATIONS)
+        assert exporter.force_flush(10.0)
+        assert exporter.delivering
+        exporter.shutdown()
+        assert len(sink.spans) == len(EVALUATIONS)
+    assert EXPORT_ERRORS.labels("otlp_logs")._value.get() == before + len(EVALUATIONS)

@@ -178,5 +178,7 @@ def test_results_an_exporter_did_not_deliver_are_counted_and_fail_the_replay(
         replay = _replay(kafka_bootstrap, topic, start, end, env)
     assert replay.returncode == 1, replay.stdout + replay.stderr[-3000:]
     lines = replay.stdout.splitlines()
-    assert lines[2] == f"  exported {2 * METRICS} results to evaluation spans at {endpoint}", replay.stdout
+    assert lines[2] == f"  exported {2 * METRICS} results to evaluation spans and log events at {endpoint}", (
+        replay.stdout
+    )
     assert lines[4].startswith("  not delivered: otlp "), replay.stdout
