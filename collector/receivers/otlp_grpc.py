@@ -1,4 +1,5 @@
-"""The embedded OTLP/gRPC receiver: TraceService/Export and LogsService/Export on :4317, as the Collector's.
+"""The embedded OTLP/gRPC receiver: TraceService/Export and LogsService/Export on :4317, as the Collector's
+(and MetricsService/Export, answered and dropped: `otlp_metrics`).
 
 Status codes follow the OTLP spec: OK with an Export*ServiceResponse (`partial_success` filled when
 items were rejected), INVALID_ARGUMENT for a request that cannot be decoded (dead-lettered; not
@@ -26,10 +27,11 @@ from google.protobuf.message import Message
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
-from collector.decode import Encoding
+from collector.decode import DecodeError, Encoding
 from collector.http_server import PortUnavailable
 from collector.receivers.forward import OtlpForwarder
 from collector.receivers.otlp import OtlpConfig, OtlpIntake, RequestOutcome, Signal, count_rejected
+from collector.receivers.otlp_metrics import METRICS_SERVICE, count_from_zero, drop_metrics
 from collector.stages import DeadLetterSink, Deliver
 
 logger = logging.getLogger(__name__)
@@ -58,6 +60,7 @@ class OtlpGrpcReceiver:
         # grpc hands over the message decompressed: forwarded as protobuf without Content-Encoding
         self._intake = OtlpIntake("otlp_grpc", dead_letters, config.max_body_bytes, forwarder)
         self._server: grpc.Server | None = None
+        count_from_zero(self.name)
         self._port = config.grpc_port
         self._deliver: Deliver | None = None
         self._accepting = False
@@ -79,7 +82,7 @@ class OtlpGrpcReceiver:
         self._deliver = deliver
         server = grpc.server(
             ThreadPoolExecutor(self.config.grpc_workers, thread_name_prefix="otlp-grpc"),
-            handlers=[self._service(signal) for signal in Signal],
+            handlers=[*(self._service(signal) for signal in Signal), self._metrics_service()],
             options=[
                 ("grpc.max_receive_message_length", self.config.max_body_bytes),
                 ("grpc.so_reuseport", 0),  # a port already taken must fail, not be shared silently
@@ -105,6 +108,23 @@ class OtlpGrpcReceiver:
             response_serializer=lambda message: message.SerializeToString(),
         )
         return grpc.method_handlers_generic_handler(_SERVICES[signal], {"Export": export})
+
+    def _metrics_service(self) -> grpc.GenericRpcHandler:
+        """MetricsService/Export: answered with success and dropped, counted (`otlp_metrics`)."""
+
+        def export(request: bytes, context: grpc.ServicerContext) -> Message:
+            try:
+                return drop_metrics(self.name, request, Encoding.OTLP_PROTO, self.config.max_body_bytes)
+            except DecodeError as exc:
+                outcome = RequestOutcome.TOO_LARGE if exc.reason == "too_large" else RequestOutcome.INVALID
+                count_rejected(self.name, outcome)
+                context.abort(_CODES[outcome], str(exc))
+                raise  # not reached: abort raises
+
+        handler = grpc.unary_unary_rpc_method_handler(
+            export, request_deserializer=None, response_serializer=lambda message: message.SerializeToString()
+        )
+        return grpc.method_handlers_generic_handler(METRICS_SERVICE, {"Export": handler})
 
     def _handler(self, signal: Signal) -> Callable[[bytes, grpc.ServicerContext], Message]:
         def export(request: bytes, context: grpc.ServicerContext) -> Message:

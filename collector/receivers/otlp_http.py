@@ -1,4 +1,5 @@
-"""The embedded OTLP/HTTP receiver: `POST /v1/traces` and `POST /v1/logs`, as the Collector's.
+"""The embedded OTLP/HTTP receiver: `POST /v1/traces` and `POST /v1/logs`, as the Collector's (and
+`POST /v1/metrics`, answered and dropped: `otlp_metrics`).
 
 Protobuf or JSON, gzip or deflate, with a Content-Length or chunked: the body is read as a stream
 and the size limit enforced while reading, so a chunked request is neither dropped nor unbounded.
@@ -26,7 +27,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from collector.decode import Encoding
+from collector.decode import DecodeError, Encoding
 from collector.http_server import HttpServer
 from collector.metrics import RECEIVER_REJECTED, RejectReason
 from collector.receivers.forward import OtlpForwarder
@@ -39,6 +40,7 @@ from collector.receivers.otlp import (
     count_rejected,
     serialize,
 )
+from collector.receivers.otlp_metrics import count_from_zero, drop_metrics
 from collector.stages import DeadLetterSink, Deliver
 
 logger = logging.getLogger(__name__)
@@ -68,6 +70,7 @@ class OtlpHttpReceiver:
         routes = [
             Route("/v1/traces", self._endpoint(Signal.TRACES), methods=["POST"]),
             Route("/v1/logs", self._endpoint(Signal.LOGS), methods=["POST"]),
+            Route("/v1/metrics", self._endpoint(None), methods=["POST"]),  # answered, dropped, counted
         ]
         self._server = HttpServer(
             Starlette(routes=routes),
@@ -80,6 +83,7 @@ class OtlpHttpReceiver:
             max_connections_per_client=config.connections_per_client,
             receiver=self.name,
         )
+        count_from_zero(self.name)
         for reason in get_args(RejectReason):  # every series from the start: rate() needs a zero
             RECEIVER_REJECTED.labels(self.name, reason)
 
@@ -105,13 +109,15 @@ class OtlpHttpReceiver:
             raise
         logger.info("OTLP/HTTP receiver on http://%s:%d (/v1/traces, /v1/logs)", self.config.host, self.port)
 
-    def _endpoint(self, signal: Signal) -> Callable[[Request], Awaitable[Response]]:
+    def _endpoint(self, signal: Signal | None) -> Callable[[Request], Awaitable[Response]]:
+        """`signal` None: OTLP metrics (`otlp_metrics`)."""
+
         async def export(request: Request) -> Response:
             return await self._export(signal, request)
 
         return export
 
-    async def _export(self, signal: Signal, request: Request) -> Response:
+    async def _export(self, signal: Signal | None, request: Request) -> Response:
         media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
         encoding = _CONTENT_TYPES.get(media_type)
         if not self._accepting or self._deliver is None:
@@ -140,6 +146,9 @@ class OtlpHttpReceiver:
             return _error(
                 ExportResult(RequestOutcome.TOO_LARGE, message=f"body over {limit} bytes"), encoding
             )
+        if signal is None:
+            content_encoding = request.headers.get("content-encoding")
+            return await run_in_threadpool(self._drop_metrics, body, encoding, content_encoding)
         result = await run_in_threadpool(
             self._intake.export,
             signal,
@@ -151,6 +160,14 @@ class OtlpHttpReceiver:
         if result.outcome is not RequestOutcome.ACCEPTED:
             return _error(result, encoding)
         return Response(serialize(result.response(signal), encoding), 200, media_type=_MEDIA_TYPES[encoding])
+
+    def _drop_metrics(self, body: bytes, encoding: Encoding, content_encoding: str | None) -> Response:
+        try:
+            reply = drop_metrics(self.name, body, encoding, self.config.max_body_bytes, content_encoding)
+        except DecodeError as exc:
+            outcome = RequestOutcome.TOO_LARGE if exc.reason == "too_large" else RequestOutcome.INVALID
+            return _error(ExportResult(outcome, message=str(exc)), encoding)
+        return Response(serialize(reply, encoding), 200, media_type=_MEDIA_TYPES[encoding])
 
     def stop(self) -> None:
         """Answer 503 from now on, so exporters retry against another replica or later."""

@@ -244,7 +244,7 @@ def test_other_paths_and_methods() -> None:
         connection.request("GET", "/v1/logs")
         response = connection.getresponse()
         assert (response.status, bool(response.read())) == (405, True)
-        connection.request("POST", "/v1/metrics", body=b"", headers={"Content-Type": "application/json"})
+        connection.request("POST", "/v1/profiles", body=b"", headers={"Content-Type": "application/json"})
         response = connection.getresponse()
         assert (response.status, bool(response.read())) == (404, True)
         connection.close()
