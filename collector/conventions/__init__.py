@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from collector.conventions import genai, native, openinference, openllmetry
+from collector.conventions import genai, native, openinference, openllmetry, vercel_ai
 from collector.conventions.common import (
     ExtractionError,
     Found,
@@ -40,7 +40,7 @@ class ExtractionConfig(BaseModel):
 
 
 # Order matters only for naming: a span two conventions both read is credited to the first.
-CONVENTIONS = (openinference.OpenInference(), openllmetry.OpenLLMetry(), genai.GenAI())
+CONVENTIONS = (openinference.OpenInference(), openllmetry.OpenLLMetry(), genai.GenAI(), vercel_ai.VercelAI())
 NATIVE = native.Native()
 _ROUTE_KEYS = (attributes.ROUTE, "http.route", "url.template")
 _DEFAULT = ExtractionConfig()

@@ -129,7 +129,7 @@ def indexed_items(mapping: dict[str, Any], prefix: str) -> dict[int, dict[str, A
     return dict(sorted(groups.items()))
 
 
-_CONTENT_KEYS = ("content", "text", "page_content", "document")
+_CONTENT_KEYS = ("content", "text", "page_content", "pageContent", "document")
 _ID_KEYS = ("id", "id_", "doc_id", "document_id", "node_id")
 
 
@@ -137,8 +137,9 @@ def node_from_mapping(item: Any, position: int, span: Span, key: str) -> Retriev
     """A node from a document object or a bare string; a document without text keeps its id and score.
 
     Shapes seen in real traces: OpenInference `{id, content, score, metadata: "<JSON>"}`, GenAI
-    semconv `{id, score}` (content optional), LangChain `{page_content, metadata, id}`, LlamaIndex
-    `{"node": {"id_", "text", "metadata"}, "score"}`, and any of these JSON-encoded as a string.
+    semconv `{id, score}` (content optional), LangChain `{page_content, metadata, id}` (JS:
+    `pageContent`), LlamaIndex `{"node": {"id_", "text", "metadata"}, "score"}`, and any of these
+    JSON-encoded as a string.
     """
     item = loads_lenient(item)
     if isinstance(item, str):

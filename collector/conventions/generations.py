@@ -9,6 +9,11 @@ generation consumed which passages:
 - a generation consumed the retrievals that ended since the previous generation (agentic RAG:
   retrieve, generate, retrieve again, generate again gives two records, each on its own LLM span);
 - a later generation whose prompt repeats earlier passages (LlamaIndex's refine mode) consumed those;
+- a tool call's result is a retrieval (`tools`): the agent's generation after it consumed it. A tool
+  that ran a retriever itself (LlamaIndex's QueryEngineTool, LangChain's retriever tool) counts by its
+  retriever's passages, not by its result, which is derived from them; the LLM calls inside a tool are
+  the tool's workings, not the answer, and give no record. With no tool span, the tool results in the
+  generation's prompt since the user's last message are its passages;
 - with no retrieval span in the trace, the context is read from the prompt itself (the system
   message, or the user message around the question; see `prompt_context`);
 - images in the prompt (a user or system message's image parts) are context the generation saw:
@@ -16,7 +21,9 @@ generation consumed which passages:
   retriever returned and the app then attached is one passage).
 
 The question is the outermost enclosing chain's input (the user's question, not a sub-step's), else
-the retrieval query, else the last user message. The answer is the generation's own output: chain
+the retrieval query, else the last user message (before a tool call's arguments, which are the
+agent's search, not the user's question). A response written in a framework's template (DSPy's
+`[[ ## answer ## ]]`) is its answer field (`markup`). The answer is the generation's own output: chain
 outputs are often a framework object's repr (Haystack's pipeline output is `ChatMessage(...)`).
 """
 
@@ -27,7 +34,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from collector.conventions.common import Found, ancestors, parent_map
+from collector.conventions.markup import answer_text
 from collector.conventions.prompt_context import PromptContext, context_from_prompt
+from collector.conventions.tools import argument_text, tool_nodes
 from collector.records import RetrievedNode
 from collector.spans import Span
 
@@ -44,6 +53,7 @@ class Retrieval:
     span: Span
     query: str | None
     nodes: list[RetrievedNode]
+    tool: bool = False  # a tool call's result (its query: the text of the tool's arguments)
 
 
 @dataclass(slots=True)
@@ -89,9 +99,11 @@ class TraceShapes:
 def pair(shapes: TraceShapes, spans: Sequence[Span], prompt: PromptContext) -> list[Found]:
     """One Found per generation that consumed context; a chain-level record when there is no LLM span."""
     parents = parent_map(spans)
-    retrievals = sorted(shapes.retrievals, key=lambda r: (r.span.start_ns, r.span.end_ns))
+    retrievals, inside_tools = _through_tools(shapes.retrievals, parents)
+    retrievals.sort(key=lambda r: (r.span.start_ns, r.span.end_ns))
     generations = sorted(
-        (g for g in shapes.generations if g.response), key=lambda g: (g.span.start_ns, g.span.end_ns)
+        (g for g in shapes.generations if g.response and g.span.span_id not in inside_tools),
+        key=lambda g: (g.span.start_ns, g.span.end_ns),
     )
     question_for = _enclosing(shapes.chains, parents, lambda c: c.question)
     found: list[Found] = []
@@ -100,10 +112,15 @@ def pair(shapes: TraceShapes, spans: Sequence[Span], prompt: PromptContext) -> l
         fresh = [r for r in retrievals[consumed_up_to:] if r.span.start_ns <= generation.span.start_ns]
         consumed_up_to += len(fresh)
         feeding = fresh or _repeated_in_prompt(retrievals[:consumed_up_to], generation)
+        tool_results = [] if feeding else _prompt_tool_results(generation)
         if feeding:
             nodes = [node for r in feeding for node in r.nodes]
-            query = question_for(generation.span) or next((r.query for r in feeding if r.query), None)
-            query = query or _last_user_text(generation)
+            query = question_for(generation.span) or next(
+                (r.query for r in feeding if r.query and not r.tool), None
+            )
+            query = query or _last_user_text(generation) or next((r.query for r in feeding if r.query), None)
+        elif tool_results:  # the tool calls were not traced, their results are in the prompt
+            nodes, query = tool_results, question_for(generation.span) or _last_user_text(generation)
         elif not retrievals:  # no retriever span anywhere: the context, if any, is in the prompt
             question = question_for(generation.span)
             extracted = context_from_prompt(generation.messages, question, prompt)
@@ -112,9 +129,12 @@ def pair(shapes: TraceShapes, spans: Sequence[Span], prompt: PromptContext) -> l
             query, nodes = extracted or (question or _last_user_text(generation), [])
         else:
             continue  # e.g. a query-rewriting or routing call before the retrieval
+        if query and query.lstrip().startswith("{"):  # a call's arguments, `{'query': '...'}`: its text
+            query = argument_text(query) or query
         if query and generation.response:
             nodes = _with_prompt_images(nodes, generation)
-            found.append(Found(query, generation.response, generation.span, nodes, generation.model))
+            response = answer_text(generation.response)  # DSPy's template: its answer field
+            found.append(Found(query, response, generation.span, nodes, generation.model))
     if not found and not generations:
         found.extend(_chain_level(shapes, retrievals, question_for))
     return found
@@ -146,6 +166,27 @@ def _enclosing(
         return next((v for chain in reversed(enclosing) if (v := value(chain))), None)
 
     return read
+
+
+def _through_tools(retrievals: list[Retrieval], parents: dict[str, str]) -> tuple[list[Retrieval], set[str]]:
+    """(the retrievals that count, the span ids of generations inside a tool call). A tool call that
+    ran a retriever counts by that retriever's passages; what the LLM calls inside a tool call answer
+    is the tool's result, not the agent's answer."""
+    tools = {r.span.span_id for r in retrievals if r.tool}
+    if not tools:
+        return list(retrievals), set()
+    around = {a for r in retrievals if not r.tool and r.nodes for a in ancestors(r.span.span_id, parents)}
+    kept = [r for r in retrievals if not (r.tool and r.span.span_id in around)]
+    inside = {span_id for span_id in parents if any(a in tools for a in ancestors(span_id, parents))}
+    return kept, inside
+
+
+def _prompt_tool_results(generation: Generation) -> list[RetrievedNode]:
+    """Passages of the tool results in the prompt since the user's last message (this turn's calls)."""
+    last_user = max((i for i, m in enumerate(generation.messages) if m.role == "user" and m.text), default=-1)
+    results = [m.text for m in generation.messages[last_user + 1 :] if m.role == "tool" and m.text]
+    span, key = generation.span, "tool message"
+    return [node for result in results for node in tool_nodes(result, span, key)]
 
 
 def _repeated_in_prompt(earlier: list[Retrieval], generation: Generation) -> list[Retrieval]:

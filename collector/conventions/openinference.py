@@ -8,6 +8,8 @@ LLM spans hold `llm.input_messages.N.message.{role,content}` (or the list form
 `message.contents.M.message_content.{type,text}`, where an image part is `type = image` with
 `message_content.image.image.url`), the same for `llm.output_messages`, and `llm.model_name`.
 A retrieval document whose content is an image URL or data URI is an image passage as it stands.
+TOOL spans (`tool.name`, the arguments in `input.value`, the result in `output.value`) are tool calls
+whose result is read as passages (`tools`); an LLM span's `tool` role messages hold the same results.
 Instrumentors nest a public call around a private one (`retrieve` around
 `_retrieve`, `predict` around `complete`): the outer retrieval and the inner LLM call count.
 
@@ -35,6 +37,7 @@ from collector.conventions.common import (
     pick_text,
 )
 from collector.conventions.generations import Chain, Generation, Message, Retrieval, TraceShapes
+from collector.conventions.tools import argument_text, tool_nodes
 from collector.records import RetrievedNode
 from collector.spans import Span
 
@@ -121,7 +124,11 @@ def _generation(span: Span) -> Generation:
     outputs = [m.text for m in _messages(span, "llm.output_messages.") if m.text]
     response = outputs[-1] if outputs else _io(span, "output", _ANSWER_KEYS)
     model = span.attributes.get("llm.model_name") or span.attributes.get("llm.response.model_name")
-    return Generation(span, inputs, response, model if isinstance(model, str) else "")
+    model = model if isinstance(model, str) else ""
+    provider = span.attributes.get("llm.provider")
+    if isinstance(provider, str) and provider and model.lower().startswith(f"{provider.lower()}/"):
+        model = model[len(provider) + 1 :]  # LiteLLM's `openai/gpt-4o-mini`: the model, not the route
+    return Generation(span, inputs, response, model)
 
 
 def _citation_chunks(span: Span) -> list[tuple[str, str]]:
@@ -169,7 +176,7 @@ class OpenInference:
     name = "openinference"
     looks_for = (
         f"{KIND} = CHAIN/AGENT (input.value, output.value), RETRIEVER (retrieval.documents.N.document.*), "
-        "LLM (llm.input_messages, llm.output_messages or output.value)"
+        "LLM (llm.input_messages, llm.output_messages or output.value), TOOL (output.value: passages)"
     )
 
     def shapes(self, spans: Sequence[Span]) -> TraceShapes:
@@ -189,6 +196,10 @@ class OpenInference:
                 query = span.attributes.get("reranker.query")
                 shapes.retrievals.append(Retrieval(span, query if isinstance(query, str) else None, nodes))
         shapes.retrievals = [r for r in shapes.retrievals if r.nodes] or shapes.retrievals
+        for span in outermost(of_kind("TOOL"), spans):
+            nodes = tool_nodes(span.attributes.get("output.value"), span, "output.value")
+            query = argument_text(span.attributes.get("input.value"))
+            shapes.retrievals.append(Retrieval(span, query, nodes, tool=True))
         if shapes.retrievals:
             _cite_chunks(sorted(of_kind("CHAIN"), key=lambda s: s.start_ns), shapes.retrievals)
         shapes.generations = [_generation(s) for s in innermost(of_kind("LLM"), spans)]

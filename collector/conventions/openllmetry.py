@@ -6,7 +6,9 @@ often encoded twice (LlamaIndex's retriever output is a list of JSON strings of
 framework's own keywords (`{"str_or_query_bundle": ...}`, `{"question": ...}`). Retrieval is a task
 whose entity name says so (`VectorIndexRetriever.task`, `VectorStoreRetriever.task`). LLM spans use
 the flattened `gen_ai.prompt.N.*` / `gen_ai.completion.N.*` attributes, or, in newer releases, the
-GenAI `gen_ai.input.messages` / `gen_ai.output.messages`.
+GenAI `gen_ai.input.messages` / `gen_ai.output.messages`. A `tool` span (`traceloop.span.kind = tool`,
+a LangChain tool or a `@tool`-decorated function) is a tool call: its entity output is the result, read
+as passages (`tools`), its input the arguments.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from collector.conventions.common import (
     pick_text,
 )
 from collector.conventions.generations import Chain, Generation, Message, Retrieval, TraceShapes
+from collector.conventions.tools import argument_text, tool_nodes
 from collector.records import RetrievedNode
 from collector.spans import Span
 
@@ -62,10 +65,14 @@ def _documents(span: Span) -> list[RetrievedNode]:
     ]
 
 
+def _is_tool(span: Span) -> bool:
+    return span.attributes.get(KIND) == "tool"
+
+
 def _is_retriever(span: Span) -> bool:
     """A retriever task (`VectorIndexRetriever.task`), not a workflow that merely contains one."""
     name = f"{span.attributes.get(NAME, '')} {span.name}".lower()
-    return "retriev" in name and span.attributes.get(KIND) != "workflow"
+    return "retriev" in name and span.attributes.get(KIND) not in ("workflow", "tool")
 
 
 def _is_llm(span: Span) -> bool:
@@ -99,7 +106,8 @@ def _generation(span: Span) -> Generation:
 class OpenLLMetry:
     name = "openllmetry"
     looks_for = (
-        f"{KIND} workflow/task spans with {INPUT}/{OUTPUT} (retriever tasks' output = documents), "
+        f"{KIND} workflow/task spans with {INPUT}/{OUTPUT} (retriever tasks' output = documents, "
+        "tool spans' output = passages), "
         "LLM spans with gen_ai.prompt.N.* / gen_ai.completion.N.* or gen_ai.input/output.messages"
     )
 
@@ -110,6 +118,15 @@ class OpenLLMetry:
         for span in outermost([s for s in entities if s.span_id in found], spans):
             query = pick_text(span.attributes.get(INPUT), _QUESTION_KEYS)
             shapes.retrievals.append(Retrieval(span, query, found[span.span_id]))
+        for span in outermost([s for s in entities if _is_tool(s)], spans):
+            nodes = tool_nodes(span.attributes.get(OUTPUT), span, OUTPUT)
+            shapes.retrievals.append(
+                Retrieval(span, argument_text(span.attributes.get(INPUT)), nodes, tool=True)
+            )
         shapes.generations = [_generation(s) for s in innermost([s for s in spans if _is_llm(s)], spans)]
-        shapes.chains = [Chain(s, _chain_io) for s in entities if not _is_retriever(s) and not _is_llm(s)]
+        shapes.chains = [
+            Chain(s, _chain_io)
+            for s in entities
+            if not _is_retriever(s) and not _is_llm(s) and not _is_tool(s)
+        ]
         return shapes

@@ -10,7 +10,11 @@ instructions. The rules, each configurable under `extraction.prompt_context`:
 - it is split into passages at separator lines (`---`, `===`), blank lines and numbered markers
   (`[1]`, `Document 2:`, `Source 3:`);
 - a LlamaIndex-style metadata header (`file_path: ...` lines before a blank line) is not passage
-  text, and neither is a short paragraph of instructions ("Answer using only the context below").
+  text, and neither is a short paragraph of instructions ("Answer using only the context below"), nor
+  a header that labels the passages (`Context:`, `Documents:`, `Sources:` alone on its line or
+  before the first passage's text);
+- a prompt in DSPy's field template (`markup`) is read by its fields: the context field's items are
+  the passages and the question field the question, whatever the roles.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from collector.conventions.markup import template_context
 from collector.records import RetrievedNode
 
 if TYPE_CHECKING:
@@ -31,6 +36,12 @@ _SEPARATOR = re.compile(r"^\s*(?:-{3,}|={3,}|\*{3,}|#{1,3}\s.*)\s*$")
 _NUMBERED = re.compile(
     r"^\s*(?:\[(?P<id>[^\]\s]{1,40})\]|\((?P<paren>\d+)\)"
     r"|(?:document|doc|source|passage|context)\s*(?P<n>\d+)\s*[:.)-])",
+    re.I,
+)
+# A header labelling the passages that follow: `Context:`, `Retrieved documents:`, `## Sources:`.
+_HEADER = re.compile(
+    r"^\s*(?:#{1,3}\s*)?(?:(?:(?:retrieved|relevant|supporting)\s+)?"
+    r"(?:context|contexts|documents?|sources?|passages?)|search results)\s*:\s*",
     re.I,
 )
 _METADATA_LINE = re.compile(r"^[a-z_][a-z0-9_.]{0,40}:\s?\S[^\n]{0,200}$")  # file_path: /docs/a.txt
@@ -74,6 +85,11 @@ def context_from_prompt(
     if not config.enabled:
         return None
     users = [m.text for m in messages if m.role == "user" and m.text.strip()]
+    templated = template_context(users[-1]) if users else None
+    if templated is not None:  # DSPy: the fields, not the template
+        asked, items = templated
+        question = question or asked
+        return (question, [RetrievedNode(id=i, text=t) for i, t in items]) if question else None
     context = "\n\n".join(m.text for m in messages if m.role in config.roles and m.text.strip())
     if users and not context:
         context, asked = _split_question(users[-1], config.question_markers)
@@ -103,6 +119,11 @@ def split_passages(context: str, config: PromptContextConfig) -> list[tuple[str,
     """(id, text) per passage; the id is the passage's own marker (`[kb-3]`, `Document 2:`) or its rank."""
     blocks: list[tuple[str | None, list[str]]] = [(None, [])]
     for line in context.splitlines():
+        header = _HEADER.match(line)
+        if header and not blocks[-1][1]:  # `Context:` before a passage labels it, is not its text
+            line = line[header.end() :]
+        elif header and not line[header.end() :].strip():
+            line = ""
         marker = _NUMBERED.match(line)
         if _SEPARATOR.match(line) or not line.strip():
             blocks.append((None, []))

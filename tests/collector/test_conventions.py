@@ -146,3 +146,87 @@ def test_openinference_json_input_value() -> None:
     record = _extract(collect.spans)
     assert record.query == "What is RAG?"
     assert record.response == "Retrieval-augmented generation."
+
+
+def _tool_span():
+    from opentelemetry.proto.resource.v1.resource_pb2 import Resource
+    from opentelemetry.proto.trace.v1.trace_pb2 import Span as ProtoSpan
+
+    from collector.spans import Span
+
+    return Span("a" * 32, "b" * 16, "", "tool", 0, 1, {}, {}, ProtoSpan(), Resource())
+
+
+@pytest.mark.parametrize(
+    ("result", "passages"),
+    [
+        (
+            json.dumps(["Hours are 9 to 5.", "Refunds: 14 days."]),
+            [("0", "Hours are 9 to 5."), ("1", "Refunds: 14 days.")],
+        ),
+        (
+            json.dumps(
+                [{"id": "kb-1", "text": "Hours are 9 to 5."}, {"doc_id": "kb-2", "page_content": "Refunds."}]
+            ),
+            [("kb-1", "Hours are 9 to 5."), ("kb-2", "Refunds.")],
+        ),
+        (
+            json.dumps({"results": [{"id": "kb-1", "content": "Hours are 9 to 5."}]}),
+            [("kb-1", "Hours are 9 to 5.")],
+        ),
+        (  # LangChain's ToolMessage as OpenInference dumps it
+            json.dumps(
+                {"type": "tool", "data": {"content": "Hours are 9 to 5.\n\nRefunds.", "tool_call_id": "c1"}}
+            ),
+            [("0", "Hours are 9 to 5."), ("1", "Refunds.")],
+        ),
+        (  # LangChain JS documents, as a tool returns them
+            json.dumps([{"pageContent": "Hours are 9 to 5.", "metadata": {"source": "hb"}, "id": "kb-1"}]),
+            [("kb-1", "Hours are 9 to 5.")],
+        ),
+        (json.dumps([{"type": "text", "text": "Hours are 9 to 5."}]), [("0", "Hours are 9 to 5.")]),
+        ("[1] Hours are 9 to 5.\n[2] Refunds.", [("1", "Hours are 9 to 5."), ("2", "Refunds.")]),
+        ("Sources:\nHours are 9 to 5.", [("0", "Hours are 9 to 5.")]),
+        ("", []),
+        (json.dumps([]), []),
+    ],
+)
+def test_a_tool_result_is_split_into_passages(result: str, passages: list[tuple[str, str]]) -> None:
+    from collector.conventions.tools import tool_nodes
+
+    assert [(n.id, n.text) for n in tool_nodes(result, _tool_span(), "result")] == passages
+
+
+@pytest.mark.parametrize(
+    ("arguments", "text"),
+    [
+        ('{"query": "office hours"}', "office hours"),
+        ("{'query': 'office hours'}", "office hours"),  # a Python repr, as LlamaIndex writes kwargs
+        ('{"kwargs": {"input": "office hours"}}', "office hours"),
+        ("office hours", "office hours"),
+        ("{'query': ", "{'query':"),  # no literal: the text as it is
+        (None, None),
+    ],
+)
+def test_tool_arguments_give_their_text_not_the_dict(arguments: str | None, text: str | None) -> None:
+    from collector.conventions.tools import argument_text
+
+    assert argument_text(arguments) == text
+
+
+def test_dspy_template_fields_and_answer() -> None:
+    from collector.conventions.markup import answer_text, template_context, template_fields
+
+    templated = "[[ ## reasoning ## ]]\nBecause.\n\n[[ ## answer ## ]]\n9 to 5.\n\n[[ ## completed ## ]]"
+    assert template_fields(templated) == {"reasoning": "Because.", "answer": "9 to 5.", "completed": ""}
+    assert answer_text(templated) == "9 to 5."
+    assert answer_text("[[ ## summary ## ]]\nShort.\n\n[[ ## completed ## ]]") == "Short."
+    assert (
+        answer_text("Plain answer with [[ ## answer ## ]] inline.")
+        == "Plain answer with [[ ## answer ## ]] inline."
+    )
+    assert template_context("[[ ## question ## ]]\nHours?") is None  # no context field
+    assert template_context("[[ ## context ## ]]\nOne passage.\n\n[[ ## question ## ]]\nHours?") == (
+        "Hours?",
+        [("0", "One passage.")],
+    )

@@ -43,18 +43,47 @@ CONVERSATION_COMBINATIONS: tuple[tuple[str, str], ...] = (
     ("openai-conversation", "otel-genai-span"),
 )
 
+# Agents retrieving through a tool call, and DSPy's templated prompts: their own tests (test_agents.py).
+AGENT_COMBINATIONS: tuple[tuple[str, str], ...] = (
+    ("pydantic-ai", "builtin"),
+    ("langgraph", "openinference"),
+    ("llamaindex-agent", "openinference"),
+    ("dspy", "openinference"),
+)
+# LLM calls through LiteLLM (OpenInference; its own `otel` callback) and OpenLIT (plain and streamed):
+# one record per generation, the passages once (test_agents.py).
+SDK_COMBINATIONS: tuple[tuple[str, str], ...] = (
+    ("litellm", "openinference"),
+    ("litellm", "builtin"),
+    ("openai", "openlit"),
+    ("openai-stream", "openlit"),
+)
+# Apps whose frameworks need the agents venv (requirements-agents.txt; Pydantic AI needs openai>=3).
+AGENTS_VENV_APPS = frozenset({"pydantic-ai", "langgraph", "dspy", "litellm"})
+
 
 def combination_name(app: str, instrumentation: str) -> str:
     return f"{app}-{instrumentation}"
 
 
-def instrumentation_python() -> str:
-    """Build (or reuse) the instrumentation venv and return its python."""
+def instrumentation_python(venv: str = "") -> str:
+    """Build (or reuse) an instrumentation venv ("", `agents`, `openlit`) and return its python."""
     script = ROOT / "scripts" / "instrumentation-venv.sh"
     result = subprocess.run(
-        ["bash", str(script)], stdout=subprocess.PIPE, text=True, check=True, timeout=1800
+        ["bash", str(script), *([venv] if venv else [])],
+        stdout=subprocess.PIPE,
+        text=True,
+        check=True,
+        timeout=1800,
     )
     return result.stdout.strip().splitlines()[-1]
+
+
+def venv_of(app: str, instrumentation: str = "") -> str:
+    """The venv a combination runs in: "openlit", "agents" or "" (the default instrumentation venv)."""
+    if instrumentation == "openlit":  # OpenLIT pins its own OpenTelemetry (requirements-openlit.txt)
+        return "openlit"
+    return "agents" if app in AGENTS_VENV_APPS else ""
 
 
 def app_command(python: str, app: str, instrumentation: str, llm_base_url: str, *extra: str) -> list[str]:
@@ -95,13 +124,20 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=FIXTURES)
     parser.add_argument("combinations", nargs="*", help="e.g. langchain-openllmetry (default: all)")
     args = parser.parse_args()
-    every = COMBINATIONS + IMAGE_COMBINATIONS + CITATION_COMBINATIONS + CONVERSATION_COMBINATIONS
+    every = (
+        COMBINATIONS
+        + IMAGE_COMBINATIONS
+        + CITATION_COMBINATIONS
+        + CONVERSATION_COMBINATIONS
+        + AGENT_COMBINATIONS
+        + SDK_COMBINATIONS
+    )
     chosen = [c for c in every if not args.combinations or combination_name(*c) in args.combinations]
-    python = instrumentation_python()
+    pythons = {venv: instrumentation_python(venv) for venv in {venv_of(*c) for c in chosen}}
     with ScriptedLLMServer() as llm:
         for combination in chosen:
             out = args.out / combination_name(*combination)
-            capture(python, combination, llm.base_url, out)
+            capture(pythons[venv_of(*combination)], combination, llm.base_url, out)
             print(f"captured {out}", file=sys.stderr)
 
 

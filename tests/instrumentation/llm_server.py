@@ -6,7 +6,10 @@ requests and responses. It serves:
 - POST /v1/chat/completions, plain and streamed (SSE, with the usage chunk when the client asks for
   `stream_options.include_usage`). The answer is the scripted one of the first question whose text
   appears in the request's messages (`corpus.answers()` by default), else `corpus.FALLBACK_ANSWER`.
-  The reported `model` is the requested one.
+  The reported `model` is the requested one. An agent's request (it offers `tools`) that holds no tool
+  result yet is answered with one call of its first tool, the question as the tool's first argument
+  (`{"query": "<question>"}`); once a `tool` message is there, the scripted answer as above. A DSPy
+  request (its prompt asks for `[[ ## field ## ]]` output fields) gets the answer in that template.
 - POST /v1/embeddings: a hashed bag of words (stop words dropped, L2-normalised), as floats or as
   base64 float32 (the `openai` client's default), so vector retrieval is deterministic and meaningful.
 
@@ -23,6 +26,7 @@ import json
 import math
 import re
 import struct
+import sys
 import threading
 import time
 import zlib
@@ -65,13 +69,20 @@ def _message_text(message: dict[str, Any]) -> str:
     return str(content)
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that drops its keep-alive connection (an asyncio app closing its loop) is no error."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class ScriptedLLMServer:
     """Threaded HTTP server on 127.0.0.1; `answers` maps question text to the scripted reply."""
 
     def __init__(self, answers: dict[str, str] | None = None, port: int = 0) -> None:
         self.answers = corpus.answers() if answers is None else answers
         self.requests: list[dict[str, Any]] = []
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(self))
+        self._httpd = _Server(("127.0.0.1", port), _handler_for(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="llm-server", daemon=True)
 
@@ -97,9 +108,30 @@ class ScriptedLLMServer:
         text = "\n".join(_message_text(m) for m in messages)
         return next((a for q, a in self.answers.items() if q in text), corpus.FALLBACK_ANSWER)
 
+    def question_in(self, messages: list[dict[str, Any]]) -> str | None:
+        text = "\n".join(_message_text(m) for m in messages)
+        return next((q for q in self.answers if q in text), None)
+
+    def tool_call(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """The retrieval tool call an agent's first request gets: its first tool, the question as the
+        tool's first parameter; None once a tool result is in the messages (or no question is)."""
+        messages, tools = body.get("messages") or [], body.get("tools") or []
+        question = self.question_in(messages)
+        if not tools or question is None or any(m.get("role") == "tool" for m in messages):
+            return None
+        function = tools[0].get("function") or {}
+        parameters = list(((function.get("parameters") or {}).get("properties") or {}).keys())
+        arguments = json.dumps({(parameters or ["query"])[0]: question})
+        call_id = "call_" + hashlib.sha1(question.encode()).hexdigest()[:16]
+        return {
+            "id": call_id,
+            "type": "function",
+            "function": {"name": function.get("name"), "arguments": arguments},
+        }
+
     def chat(self, body: dict[str, Any]) -> tuple[dict[str, Any], str]:
         messages = body.get("messages") or []
-        answer = self.answer_for(messages)
+        answer = _dspy_fields(self.answer_for(messages), messages)
         prompt_tokens = sum(len(tokens(_message_text(m))) + 4 for m in messages)
         completion_id = "chatcmpl-" + hashlib.sha1(json.dumps(body, sort_keys=True).encode()).hexdigest()[:24]
         usage = {
@@ -135,27 +167,62 @@ class ScriptedLLMServer:
         }
 
 
-def _completion(head: dict[str, Any], answer: str) -> dict[str, Any]:
-    message = {"role": "assistant", "content": answer, "refusal": None}
+_DSPY_FIELD = re.compile(r"\[\[ ## (\w+) ## \]\]")
+_DSPY_ASK = re.compile(r"Respond with the corresponding output fields, starting with (.*)$", re.S)
+
+
+def _dspy_fields(answer: str, messages: list[dict[str, Any]]) -> str:
+    """The answer in DSPy's ChatAdapter template when the last message asks for it: each output field
+    under its `[[ ## name ## ]]` header (a reasoning field gets one line), then `[[ ## completed ## ]]`."""
+    asked = _DSPY_ASK.search(_message_text(messages[-1])) if messages else None
+    if asked is None:
+        return answer
+    fields = [f for f in _DSPY_FIELD.findall(asked.group(1)) if f != "completed"]
+    body = [
+        f"[[ ## {f} ## ]]\n{answer if f != 'reasoning' else 'The handbook passage states it.'}"
+        for f in fields
+    ]
+    return "\n\n".join([*body, "[[ ## completed ## ]]"])
+
+
+def _completion(head: dict[str, Any], answer: str, call: dict[str, Any] | None = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": None if call else answer, "refusal": None}
+    if call:
+        message["tool_calls"] = [call]
+    finish = "tool_calls" if call else "stop"
     return {
         **head,
         "object": "chat.completion",
-        "choices": [{"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}],
+        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
     }
 
 
-def _chunks(head: dict[str, Any], answer: str, include_usage: bool) -> list[dict[str, Any]]:
-    """The SSE chunks of a streamed completion: role, content pieces, finish, then usage if asked."""
+def _chunks(
+    head: dict[str, Any], answer: str, include_usage: bool, call: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """The SSE chunks of a streamed completion: role, content pieces (or the tool call: its name, then
+    its arguments), finish, then usage if asked."""
     base = {k: v for k, v in head.items() if k != "usage"} | {"object": "chat.completion.chunk"}
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         choice = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
         return {**base, "choices": [choice]}
 
-    pieces = re.findall(r"\S+\s*", answer) or [""]
-    out = [chunk({"role": "assistant", "content": ""})]
-    out += [chunk({"content": piece}) for piece in pieces]
-    out.append(chunk({}, "stop"))
+    if call:
+        named = {
+            "index": 0,
+            "id": call["id"],
+            "type": "function",
+            "function": {"name": call["function"]["name"], "arguments": ""},
+        }
+        argued = {"index": 0, "function": {"arguments": call["function"]["arguments"]}}
+        out = [chunk({"role": "assistant", "content": None, "tool_calls": [named]})]
+        out += [chunk({"tool_calls": [argued]}), chunk({}, "tool_calls")]
+    else:
+        pieces = re.findall(r"\S+\s*", answer) or [""]
+        out = [chunk({"role": "assistant", "content": ""})]
+        out += [chunk({"content": piece}) for piece in pieces]
+        out.append(chunk({}, "stop"))
     if include_usage:
         out.append({**base, "choices": [], "usage": head["usage"]})
     return out
@@ -189,11 +256,12 @@ def _handler_for(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
                 self._json(200, server.embeddings(body))
             elif self.path.endswith("/chat/completions"):
                 head, answer = server.chat(body)
+                call = server.tool_call(body)
                 if body.get("stream"):
                     include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-                    self._sse(_chunks(head, answer, include_usage))
+                    self._sse(_chunks(head, answer, include_usage, call))
                 else:
-                    self._json(200, _completion(head, answer))
+                    self._json(200, _completion(head, answer, call))
             else:
                 self._json(404, {"error": {"message": f"no route {self.path}"}})
 

@@ -47,4 +47,4 @@ def check_extracted_exactly(folder: Path, combo: str) -> None:
         assert scores == (
             pytest.approx([p["score"] for p in item["passages"]]) if expect.scores else [None] * len(scores)
         )
-        assert record.anchor_span_id != "" and record.conversation_id == ""
+        assert record.anchor_span_id != "" and (record.conversation_id != "") == expect.conversation

@@ -31,6 +31,13 @@ APPS = {
     "llamaindex-conversation": "llamaindex_conversation",
     "langchain-conversation": "langchain_conversation",  # the same, session in LangChain run metadata
     "openai-conversation": "openai_conversation",  # the same, each turn an OTel GenAI agent invocation
+    # agents retrieving through a tool call (pydantic-ai, langgraph: the agents venv)
+    "pydantic-ai": "pydantic_ai_agent",
+    "langgraph": "langgraph_agent",
+    "llamaindex-agent": "llamaindex_agent",
+    "dspy": "dspy_rag",  # DSPy's [[ ## field ## ]] templates (the agents venv)
+    "litellm": "litellm_sdk",  # the openai app through LiteLLM (the agents venv)
+    "openai-stream": "openai_stream",  # the openai app, streamed (OpenLIT: the openlit venv)
 }
 CORPUS_APPS = ("llamaindex", "langchain", "haystack", "openai")  # build(..., passages=...)
 
@@ -63,6 +70,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")  # no usage telemetry from a test app
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # LiteLLM's and DSPy's bundled model map
     api_key = os.environ.get("OPENAI_API_KEY", "sk-scripted-llm-server")
     service_name = args.service_name or f"{args.app}-{args.instrumentation}"
     telemetry = instrument.setup(

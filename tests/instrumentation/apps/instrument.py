@@ -33,7 +33,18 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-INSTRUMENTATIONS = ("openinference", "openllmetry", "otel-genai-events", "otel-genai-span")
+# `builtin`: the framework's own OpenTelemetry instrumentation (Pydantic AI's `Agent.instrument_all()`,
+# LiteLLM's `otel` callback).
+INSTRUMENTATIONS = (
+    "openinference",
+    "openllmetry",
+    "otel-genai-events",
+    "otel-genai-span",
+    "builtin",
+    "openlit",
+)
+# The instrumentations that put content in OTLP log records: the app exports logs too.
+_LOGGING = ("otel-genai-events", "openlit")
 
 # What a user sets for each mode of the official GenAI instrumentation (openai-v2 2.4b0 reads them when
 # it instruments): the legacy conventions with content as log records, or the latest experimental
@@ -68,6 +79,14 @@ _INSTRUMENTORS: dict[tuple[str, str], list[str]] = {
     ("openai", "otel-genai-events"): [f"{_TL}.openai_v2:OpenAIInstrumentor"],
     ("openai", "otel-genai-span"): [f"{_TL}.openai_v2:OpenAIInstrumentor"],
     ("openai-conversation", "otel-genai-span"): [f"{_TL}.openai_v2:OpenAIInstrumentor"],
+    ("pydantic-ai", "builtin"): [],  # the app turns it on: Agent.instrument_all()
+    ("langgraph", "openinference"): [f"{_OI}.langchain:LangChainInstrumentor"],
+    ("llamaindex-agent", "openinference"): [f"{_OI}.llama_index:LlamaIndexInstrumentor"],
+    ("dspy", "openinference"): [f"{_OI}.dspy:DSPyInstrumentor"],
+    ("litellm", "openinference"): [f"{_OI}.litellm:LiteLLMInstrumentor"],
+    ("litellm", "builtin"): ["tests.instrumentation.apps.litellm_sdk:OtelCallback"],  # callbacks=["otel"]
+    ("openai", "openlit"): ["tests.instrumentation.apps.openlit_init:OpenLIT"],
+    ("openai-stream", "openlit"): ["tests.instrumentation.apps.openlit_init:OpenLIT"],
 }
 
 
@@ -109,7 +128,7 @@ def setup(
     if capture:
         telemetry.captured_spans = InMemorySpanExporter()
         tracer_provider.add_span_processor(SimpleSpanProcessor(telemetry.captured_spans))
-    if instrumentation == "otel-genai-events":
+    if instrumentation in _LOGGING:
         logger_provider = LoggerProvider(resource=resource)
         if export:
             logger_provider.add_log_record_processor(
