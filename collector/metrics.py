@@ -66,6 +66,13 @@ TRACES = Counter(
     ["state"],
     registry=REGISTRY,
 )
+UNREADABLE_TRACES = Counter(
+    "ragpulse_unreadable_traces",
+    'Traces that gave no RAG record (ragpulse_traces_total{state="no_rag_data"}), by service and why: '
+    "not_rag, no_output, no_context, prompt_context_off, no_question (`ragpulse inspect` explains one).",
+    ["service", "reason"],
+    registry=REGISTRY,
+)
 SAMPLING_DECISIONS = Counter(
     "ragpulse_sampling_decisions", "Sampling decisions by outcome.", ["decision"], registry=REGISTRY
 )

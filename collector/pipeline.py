@@ -31,7 +31,6 @@ from collector.metrics import (
     DROPPED,
     END_TO_END,
     EVALUATIONS_DEFERRED,
-    SAMPLING_DECISIONS,
     TRACES,
 )
 from collector.records import RagRecord
@@ -48,6 +47,7 @@ from collector.stages import (
     internal_error_detail,
 )
 from collector.teardown import bounded, cancelled
+from collector.unreadable import UnreadableTraces
 
 logger = logging.getLogger(__name__)
 _SATURATED_POLL_S = 0.2
@@ -68,6 +68,7 @@ class Pipeline:
         already_evaluated: Iterable[tuple[str, str]] = (),
         extraction: ExtractionConfig | None = None,
         feedback: SpanFeedback | None = None,
+        unreadable: UnreadableTraces | None = None,
     ) -> None:
         """`already_evaluated`: `evaluation_key`s known to be scored, e.g. read back at start."""
         self.config = config or EvaluationConfig()
@@ -76,6 +77,7 @@ class Pipeline:
         self.log_records = log_records
         self.extraction = extraction or ExtractionConfig()
         self.feedback = feedback  # human feedback rides in any trace, RAG data or not
+        self.unreadable = unreadable or UnreadableTraces(self.extraction)
         self._recent = RecentKeys(ttl_s=self.config.dedup_window_s)
         for key in already_evaluated:
             self._recent.add(key, time.monotonic())
@@ -140,8 +142,7 @@ class Pipeline:
             self._dead_letter(trace, exc.reason, exc.detail)
             return
         if not records:
-            TRACES.labels("no_rag_data").inc()
-            SAMPLING_DECISIONS.labels("no_rag_data").inc()
+            self.unreadable.count(trace.spans)
             trace.release()
             return
         TRACES.labels("extracted").inc()

@@ -47,6 +47,7 @@ from collector.stages import DeadLetterSink, EvaluationExporter, Receiver
 from collector.status_server import StatusServer
 from collector.summary import log_summaries
 from collector.teardown import cancelled
+from collector.unreadable import UnreadableTraces
 
 logger = logging.getLogger(__name__)
 
@@ -106,6 +107,9 @@ def build(settings: Settings, evaluate: bool = True, replay: tuple[int, int] | N
         already_evaluated=recently_evaluated(settings) if evaluate and replay is None else [],
         extraction=settings.extraction,
         feedback=SpanFeedback(feedback) if feedback is not None and settings.feedback.enabled else None,
+        unreadable=UnreadableTraces(
+            settings.extraction, LabelPolicy(settings.labels.services, settings.labels.max_values)
+        ),
     )
     status = StatusServer(
         settings.metrics_host,

@@ -5,7 +5,8 @@ retrievals, generations (LLM calls) and chains (app-level spans); the shapes of 
 merged, because one app often runs two instrumentations (OpenInference for the framework and the
 official OpenAI instrumentation for the SDK), and `generations.pair` decides once which generation
 consumed which passages. ragpulse's own `rag.*` attributes, when present, are taken as they are.
-`explain` says, for a trace that gave nothing, what was missing and where extraction looked.
+`explain` says, for a trace that gave nothing, what was missing and where extraction looked;
+`unreadable` names the reason (`UNREADABLE`), which the page and /metrics count per service.
 """
 
 from __future__ import annotations
@@ -64,13 +65,38 @@ def extract(trace_id: str, spans: Sequence[Span], config: ExtractionConfig = _DE
     ]
 
 
+# Why a trace gave no record, in the words the page, /metrics (`reason`) and `ragpulse inspect` share.
+UNREADABLE: dict[str, str] = {
+    "not_rag": "no retrieval and no LLM span: not a RAG trace (e.g. an index build or an embedding batch)",
+    "no_output": "no LLM span carries output text: is content capture on in the instrumentation?",
+    "no_context": "no retrieval span, and no context found in the prompt",
+    "prompt_context_off": "no retrieval span, and reading context from the prompt is off "
+    "(extraction.prompt_context)",
+    "no_question": "retrievals and generations found, but no question: no chain input, retrieval query "
+    "or user message",
+}
+
+
+def unreadable(spans: Sequence[Span], config: ExtractionConfig = _DEFAULT) -> str:
+    """The `UNREADABLE` reason of a trace that gave no record."""
+    return _unreadable(_merge(spans).shapes, config)
+
+
+def _unreadable(shapes: TraceShapes, config: ExtractionConfig) -> str:
+    if not shapes.generations and not shapes.retrievals:
+        return "not_rag"
+    if not any(g.response for g in shapes.generations):
+        return "no_output"
+    if not shapes.retrievals:
+        return "no_context" if config.prompt_context.enabled else "prompt_context_off"
+    return "no_question"
+
+
 def explain(spans: Sequence[Span], config: ExtractionConfig = _DEFAULT) -> list[str]:
-    """Why a trace gave no record: per convention, what it found and what it looked for."""
-    notes = []
-    for convention in (*CONVENTIONS, NATIVE):
-        notes.append(f"{convention.name}: looks for {convention.looks_for}")
-    merged = _merge(spans)
-    shapes = merged.shapes
+    """Why a trace gave no record: per convention, what it found and what it looked for, then the
+    reason (as `unreadable` names it)."""
+    notes = [f"{convention.name}: looks for {convention.looks_for}" for convention in (*CONVENTIONS, NATIVE)]
+    shapes = _merge(spans).shapes
     with_docs = [r for r in shapes.retrievals if r.nodes]
     answered = [g for g in shapes.generations if g.response]
     notes.append(
@@ -78,27 +104,14 @@ def explain(spans: Sequence[Span], config: ExtractionConfig = _DEFAULT) -> list[
         f"{len(shapes.generations)} LLM span(s) ({len(answered)} with an output), "
         f"{len(shapes.chains)} chain span(s)"
     )
-    if not shapes.generations and not shapes.retrievals:
-        notes.append(
-            "no retrieval and no LLM span: not a RAG trace (e.g. an index build or an embedding batch)"
-        )
-    elif not answered:
-        notes.append("no LLM span carries output text: is content capture on in the instrumentation?")
-    elif not shapes.retrievals and config.prompt_context.enabled:
-        notes.append(
-            "no retrieval span, and no context found in the prompt "
-            f"(messages with roles {config.prompt_context.roles}, or text before "
+    reason = _unreadable(shapes, config)
+    sentence = UNREADABLE[reason]
+    if reason == "no_context":
+        sentence += (
+            f" (messages with roles {config.prompt_context.roles}, or text before "
             f"{config.prompt_context.question_markers} in the user message)"
         )
-    elif not shapes.retrievals:
-        notes.append(
-            "no retrieval span, and reading context from the prompt is off (extraction.prompt_context)"
-        )
-    else:
-        notes.append(
-            "retrievals and generations found, but no question: "
-            "no chain input, retrieval query or user message"
-        )
+    notes.append(f"{reason}: {sentence}")
     return notes
 
 
@@ -171,4 +184,14 @@ def _strings(spans: Sequence[Span], key: str) -> tuple[str, ...]:
     return strings
 
 
-__all__ = ["CONVENTIONS", "ExtractionConfig", "ExtractionError", "Found", "explain", "extract", "require"]
+__all__ = [
+    "CONVENTIONS",
+    "UNREADABLE",
+    "ExtractionConfig",
+    "ExtractionError",
+    "Found",
+    "explain",
+    "extract",
+    "require",
+    "unreadable",
+]

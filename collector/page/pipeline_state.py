@@ -1,4 +1,5 @@
-"""The pipeline's state for the page, read from the process's own Prometheus registry.
+"""The pipeline's state for the page, read from the process's own Prometheus registry: traces received,
+those with no RAG data and why (per service and reason), queue, lag, drops, judge errors, sampling, spend.
 
 The counters and gauges that `/metrics` exposes are already the source of truth for queue depth,
 lag, drops, judge errors, sampling and spend; reading them here (summing their samples) keeps the
@@ -16,6 +17,7 @@ from typing import Any
 
 from prometheus_client.metrics import MetricWrapperBase
 
+from collector.conventions import UNREADABLE
 from collector.metrics import (
     CONSUMER_LAG,
     DROPPED,
@@ -23,6 +25,8 @@ from collector.metrics import (
     JUDGE_REQUESTS,
     QUEUE_DEPTH,
     SAMPLING_DECISIONS,
+    TRACES,
+    UNREADABLE_TRACES,
 )
 
 
@@ -60,6 +64,10 @@ def pipeline_state() -> dict[str, Any]:
     )
     kafka, llm_judge = has_series(CONSUMER_LAG), has_series(JUDGE_REQUESTS)
     return {
+        "traces_received": sample_sum(TRACES, "_total", state="assembled")
+        + sample_sum(TRACES, "_total", state="evicted"),
+        "no_rag_data": sample_sum(TRACES, "_total", state="no_rag_data"),
+        "unreadable": unreadable_traces(),
         "queue_depth": sample_sum(QUEUE_DEPTH),
         "consumer_lag": sample_sum(CONSUMER_LAG) if kafka else None,
         "dropped": sample_sum(DROPPED, "_total"),
@@ -67,3 +75,19 @@ def pipeline_state() -> dict[str, Any]:
         "sampled_share": sampled / decided if decided else None,
         "judge_cost_usd": sample_sum(JUDGE_COST, "_total") if llm_judge else None,
     }
+
+
+def unreadable_traces() -> list[dict[str, Any]]:
+    """Traces with no RAG data, per service and reason, most first, each with what the reason means."""
+    rows = [
+        {
+            "service": sample.labels["service"],
+            "reason": sample.labels["reason"],
+            "why": UNREADABLE.get(sample.labels["reason"], ""),
+            "count": int(sample.value),
+        }
+        for family in UNREADABLE_TRACES.collect()
+        for sample in family.samples
+        if sample.name.endswith("_total") and sample.value
+    ]
+    return sorted(rows, key=lambda row: (-row["count"], row["service"], row["reason"]))
