@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Callable
 from enum import Enum
 from itertools import islice
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from collector.logs import RateLimitedLog
 from collector.metrics import EXPORT_ERRORS
@@ -175,3 +175,22 @@ class Held(Generic[T]):
             self.config,
         )
         return True
+
+
+class HoldsItems:
+    """What a component built on `Held` reports of it: how much it holds, whether it is nine tenths full
+    (evaluation waits) and whether it still delivers (/readyz)."""
+
+    _held: Held[Any]
+
+    @property
+    def held(self) -> int:
+        return self._held.held
+
+    @property
+    def saturated(self) -> bool:
+        return self._held.saturated
+
+    @property
+    def delivering(self) -> bool:
+        return self._held.delivering

@@ -21,7 +21,7 @@ from opentelemetry.sdk._logs import LogRecordProcessor, ReadableLogRecord, ReadW
 from opentelemetry.sdk._logs.export import LogRecordExporter, LogRecordExportResult
 from opentelemetry.sdk.resources import Resource
 
-from collector.exporters.held import Held, Sent
+from collector.exporters.held import Held, HoldsItems, Sent
 from collector.logs import RateLimitedLog
 
 logger = logging.getLogger(__name__)
@@ -42,7 +42,7 @@ class StatusSession(requests.Session):
         return response
 
 
-class HeldLogProcessor(LogRecordProcessor):
+class HeldLogProcessor(HoldsItems, LogRecordProcessor):
     def __init__(
         self,
         exporter: LogRecordExporter,
@@ -92,18 +92,6 @@ class HeldLogProcessor(LogRecordProcessor):
                 limits=log_record.limits,
             )
         )
-
-    @property
-    def held(self) -> int:
-        return self._held.held
-
-    @property
-    def saturated(self) -> bool:
-        return self._held.saturated
-
-    @property
-    def delivering(self) -> bool:
-        return self._held.delivering
 
     def force_flush(self, timeout_millis: int = 30_000) -> bool:
         return self._held.flush(timeout_millis / 1000)

@@ -13,10 +13,10 @@ from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
-from collector.exporters.held import Held, Sent
+from collector.exporters.held import Held, HoldsItems, Sent
 
 
-class HeldSpanProcessor(SpanProcessor):
+class HeldSpanProcessor(HoldsItems, SpanProcessor):
     def __init__(
         self,
         exporter: SpanExporter,
@@ -46,18 +46,6 @@ class HeldSpanProcessor(SpanProcessor):
 
     def on_end(self, span: ReadableSpan) -> None:
         self._held.add(span)
-
-    @property
-    def held(self) -> int:
-        return self._held.held
-
-    @property
-    def saturated(self) -> bool:
-        return self._held.saturated
-
-    @property
-    def delivering(self) -> bool:
-        return self._held.delivering
 
     def force_flush(self, timeout_millis: int = 30_000) -> bool:
         return self._held.flush(timeout_millis / 1000)

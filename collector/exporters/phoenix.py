@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from collector import __version__
 from collector.endpoints import base_url, sendable_headers
 from collector.exporters import explanation, score_label
-from collector.exporters.held import Held, Sent
+from collector.exporters.held import Held, HoldsItems, Sent
 from collector.logs import RateLimitedLog
 from collector.records import RagRecord
 from collector.stages import Evaluation
@@ -121,7 +121,7 @@ def annotation(
     }
 
 
-class PhoenixAnnotationExporter:
+class PhoenixAnnotationExporter(HoldsItems):
     name = "phoenix"
 
     def __init__(
@@ -185,18 +185,6 @@ class PhoenixAnnotationExporter:
             response.text[:300],
         )
         return Sent.REFUSED
-
-    @property
-    def held(self) -> int:
-        return self._held.held
-
-    @property
-    def saturated(self) -> bool:
-        return self._held.saturated
-
-    @property
-    def delivering(self) -> bool:
-        return self._held.delivering
 
     def force_flush(self, timeout_s: float = 10.0) -> bool:
         return self._held.flush(timeout_s)
