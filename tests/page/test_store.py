@@ -114,7 +114,8 @@ def test_hide_texts_stores_no_text_at_all(tmp_path: Path) -> None:
     assert store.write([stored(record, faithfulness()), stored(record, relevancy())]) == []
     store.close()
     dump = "\n".join(sqlite3.connect(path).iterdump())
-    for text in ("4111", "512 metres", "Eiffel", "context says", "claims supported", "statements address"):
+    texts = ("4111 1111", "512 metres", "Eiffel", "context says", "claims supported", "statements address")
+    for text in texts:  # "4111 1111", not "4111": a random trace id may hold those digits
         assert text not in dump
     store = Store(path, hide_texts=True)
     with store.reader() as db:
