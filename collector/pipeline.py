@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 
 from collector.acks import AckFlusher
 from collector.assemble import AssembledTrace, TraceAssembler
-from collector.conventions import ExtractionConfig, ExtractionError, extract
+from collector.conventions import ExtractionConfig, ExtractionError, read
 from collector.conversations import ConversationTracker
 from collector.dedup import RecentKeys, evaluation_key
 from collector.evaluation_queue import EvaluationConfig, EvaluationQueue, Job, NoHold, TraceHold
@@ -77,7 +77,7 @@ class Pipeline:
         self.log_records = log_records
         self.extraction = extraction or ExtractionConfig()
         self.feedback = feedback  # human feedback rides in any trace, RAG data or not
-        self.unreadable = unreadable or UnreadableTraces(self.extraction)
+        self.unreadable = unreadable or UnreadableTraces()
         self._recent = RecentKeys(ttl_s=self.config.dedup_window_s)
         for key in already_evaluated:
             self._recent.add(key, time.monotonic())
@@ -136,13 +136,14 @@ class Pipeline:
         if self.feedback is not None:
             self.feedback.read(trace.spans)
         try:
-            records = extract(trace.trace_id, trace.spans, self.extraction)
+            reading = read(trace.trace_id, trace.spans, self.extraction)
         except ExtractionError as exc:
             TRACES.labels("invalid").inc()
             self._dead_letter(trace, exc.reason, exc.detail)
             return
+        records = reading.records
         if not records:
-            self.unreadable.count(trace.spans)
+            self.unreadable.count(trace.spans, reading.unreadable)
             trace.release()
             return
         TRACES.labels("extracted").inc()

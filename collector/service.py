@@ -107,9 +107,7 @@ def build(settings: Settings, evaluate: bool = True, replay: tuple[int, int] | N
         already_evaluated=recently_evaluated(settings) if evaluate and replay is None else [],
         extraction=settings.extraction,
         feedback=SpanFeedback(feedback) if feedback is not None and settings.feedback.enabled else None,
-        unreadable=UnreadableTraces(
-            settings.extraction, LabelPolicy(settings.labels.services, settings.labels.max_values)
-        ),
+        unreadable=UnreadableTraces(LabelPolicy(settings.labels.services, settings.labels.max_values)),
     )
     status = StatusServer(
         settings.metrics_host,

@@ -2,33 +2,30 @@
 
 A trace ragpulse cannot read is the first thing a new user hits ("my traces are not scored"): counted
 only as `no_rag_data`, the page said "no evaluations yet" while traces kept arriving. Each one is now
-counted in `ragpulse_unreadable_traces_total{service,reason}` with the reason `conventions.unreadable`
-names, the one `ragpulse inspect` prints for that trace. Services are bounded like the score labels.
+counted in `ragpulse_unreadable_traces_total{service,reason}` with the reason `conventions.read` names
+(from the same reading of the spans as extraction: no second pass), the one `ragpulse inspect` prints.
+Services are bounded like the score labels.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from collector import conventions
-from collector.conventions import ExtractionConfig
 from collector.labels import LabelPolicy
 from collector.metrics import SAMPLING_DECISIONS, TRACES, UNREADABLE_TRACES
 from collector.spans import Span
 
 
 class UnreadableTraces:
-    def __init__(self, extraction: ExtractionConfig, services: LabelPolicy | None = None) -> None:
-        self._extraction, self._services = extraction, services or LabelPolicy()
+    def __init__(self, services: LabelPolicy | None = None) -> None:
+        self._services = services or LabelPolicy()
 
-    def count(self, spans: Sequence[Span]) -> str:
-        """Count one trace that gave no record (as a trace state, a sampling decision and by why); its
-        reason."""
+    def count(self, spans: Sequence[Span], reason: str) -> None:
+        """Count one trace that gave no record (`conventions.read` named why) as a trace state, a
+        sampling decision and by its reason."""
         TRACES.labels("no_rag_data").inc()
         SAMPLING_DECISIONS.labels("no_rag_data").inc()
-        reason = conventions.unreadable(spans, self._extraction)
         UNREADABLE_TRACES.labels(self._services.bound(service_of(spans)), reason).inc()
-        return reason
 
 
 def service_of(spans: Sequence[Span]) -> str:

@@ -6,7 +6,7 @@ merged, because one app often runs two instrumentations (OpenInference for the f
 official OpenAI instrumentation for the SDK), and `generations.pair` decides once which generation
 consumed which passages. ragpulse's own `rag.*` attributes, when present, are taken as they are.
 `explain` says, for a trace that gave nothing, what was missing and where extraction looked;
-`unreadable` names the reason (`UNREADABLE`), which the page and /metrics count per service.
+`read` also names the reason (`UNREADABLE`), which the page and /metrics count per service.
 """
 
 from __future__ import annotations
@@ -53,16 +53,31 @@ class _Merged:
     source: dict[str, str] = field(default_factory=dict)  # span id -> convention that read it
 
 
-def extract(trace_id: str, spans: Sequence[Span], config: ExtractionConfig = _DEFAULT) -> list[RagRecord]:
-    """The trace's RagRecords; empty when it holds no RAG interaction. Raises only ExtractionError."""
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What extraction made of a trace: its records or, with none, why not (an `UNREADABLE` key), from
+    the same reading of the spans."""
+
+    records: list[RagRecord]
+    unreadable: str = ""
+
+
+def read(trace_id: str, spans: Sequence[Span], config: ExtractionConfig = _DEFAULT) -> Reading:
+    """The trace's RagRecords, or why it has none. Raises only ExtractionError."""
     found = NATIVE.find(spans)
     if found:
-        return [_record(trace_id, spans, f, NATIVE.name) for f in found]
+        return Reading([_record(trace_id, spans, f, NATIVE.name) for f in found])
     merged = _merge(spans)
-    return [
+    records = [
         _record(trace_id, spans, f, merged.source.get(f.anchor.span_id, ""))
         for f in pair(merged.shapes, spans, config.prompt_context)
     ]
+    return Reading(records, "" if records else _unreadable(merged.shapes, config))
+
+
+def extract(trace_id: str, spans: Sequence[Span], config: ExtractionConfig = _DEFAULT) -> list[RagRecord]:
+    """The trace's RagRecords; empty when it holds no RAG interaction. Raises only ExtractionError."""
+    return read(trace_id, spans, config).records
 
 
 # Why a trace gave no record, in the words the page, /metrics (`reason`) and `ragpulse inspect` share.
@@ -75,11 +90,6 @@ UNREADABLE: dict[str, str] = {
     "no_question": "retrievals and generations found, but no question: no chain input, retrieval query "
     "or user message",
 }
-
-
-def unreadable(spans: Sequence[Span], config: ExtractionConfig = _DEFAULT) -> str:
-    """The `UNREADABLE` reason of a trace that gave no record."""
-    return _unreadable(_merge(spans).shapes, config)
 
 
 def _unreadable(shapes: TraceShapes, config: ExtractionConfig) -> str:
@@ -190,8 +200,9 @@ __all__ = [
     "ExtractionConfig",
     "ExtractionError",
     "Found",
+    "Reading",
     "explain",
     "extract",
+    "read",
     "require",
-    "unreadable",
 ]
