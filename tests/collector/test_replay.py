@@ -18,27 +18,21 @@ from kafka.structs import TopicPartition
 from tests.collector.test_pipeline_e2e import _produce, _values
 
 
-def _now() -> str:
+def now() -> str:
     return datetime.now(UTC).isoformat()
 
 
-def test_replay_evaluates_exactly_the_time_range(kafka_bootstrap: str, kafka_topic, tmp_path: Path) -> None:
-    topic, results = kafka_topic(partitions=2), kafka_topic()
-    _produce(kafka_bootstrap, topic, total=10, hallucinated=0)  # before the range
-    time.sleep(1.0)
-    start = _now()
-    _produce(kafka_bootstrap, topic, total=30, hallucinated=5)  # the range
-    time.sleep(1.0)
-    end = _now()
-    _produce(kafka_bootstrap, topic, total=10, hallucinated=0)  # after the range
-    replay = subprocess.run(
+def replay(
+    bootstrap: str, topic: str, start: str, end: str, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [
             sys.executable,
             "-m",
             "collector.cli",
             "replay",
             "--kafka-bootstrap",
-            kafka_bootstrap,
+            bootstrap,
             "--topic",
             topic,
             "--from",
@@ -50,20 +44,32 @@ def test_replay_evaluates_exactly_the_time_range(kafka_bootstrap: str, kafka_top
             "--quiet-period",
             "0.2",
         ],
-        env={
-            **os.environ,
-            "RAGPULSE_RESULTS__BOOTSTRAP_SERVERS": kafka_bootstrap,
-            "RAGPULSE_RESULTS__TOPIC": results,
-            "RAGPULSE_PAGE__STORE_PATH": str(tmp_path / "page.db"),
-        },
+        env={**os.environ, **env},
         capture_output=True,
         text=True,
         timeout=180,
     )
-    assert replay.returncode == 0, replay.stderr[-3000:]
-    lines = replay.stdout.splitlines()
-    assert lines[0] == f"ragpulse replay {start} .. {end}: read 30 records", replay.stdout
-    assert lines[1].startswith("  scored 30 traces (30 generations): 150 results (failed "), replay.stdout
+
+
+def test_replay_evaluates_exactly_the_time_range(kafka_bootstrap: str, kafka_topic, tmp_path: Path) -> None:
+    topic, results = kafka_topic(partitions=2), kafka_topic()
+    _produce(kafka_bootstrap, topic, total=10, hallucinated=0)  # before the range
+    time.sleep(1.0)
+    start = now()
+    _produce(kafka_bootstrap, topic, total=30, hallucinated=5)  # the range
+    time.sleep(1.0)
+    end = now()
+    _produce(kafka_bootstrap, topic, total=10, hallucinated=0)  # after the range
+    env = {
+        "RAGPULSE_RESULTS__BOOTSTRAP_SERVERS": kafka_bootstrap,
+        "RAGPULSE_RESULTS__TOPIC": results,
+        "RAGPULSE_PAGE__STORE_PATH": str(tmp_path / "page.db"),
+    }
+    replayed = replay(kafka_bootstrap, topic, start, end, env)
+    assert replayed.returncode == 0, replayed.stderr[-3000:]
+    lines = replayed.stdout.splitlines()
+    assert lines[0] == f"ragpulse replay {start} .. {end}: read 30 records", replayed.stdout
+    assert lines[1].startswith("  scored 30 traces (30 generations): 150 results (failed "), replayed.stdout
     assert lines[2] == f"  exported 150 results to results topic {results}, page store {tmp_path / 'page.db'}"
     assert lines[3] == "  skipped: none"
     faithfulness = [
@@ -85,10 +91,10 @@ def test_replay_evaluates_exactly_the_time_range(kafka_bootstrap: str, kafka_top
 
 
 def test_replay_without_kafka_is_a_usage_error() -> None:
-    replay = subprocess.run(
+    refused = subprocess.run(
         [sys.executable, "-m", "collector.cli", "replay", "--from", "2026-01-01T00:00:00Z"],
         capture_output=True,
         text=True,
         timeout=60,
     )
-    assert replay.returncode == 2 and "needs --kafka-bootstrap" in replay.stderr
+    assert refused.returncode == 2 and "needs --kafka-bootstrap" in refused.stderr

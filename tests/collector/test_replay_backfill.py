@@ -9,14 +9,10 @@ All real: a Kafka broker, `ragpulse run` and `ragpulse replay` as subprocesses, 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from threading import Thread
 
@@ -28,45 +24,14 @@ from testkit.kafka_read import read_topic
 from testkit.process import RagpulseProcess
 from testkit.rag_traces import provider
 from tests.collector.test_pipeline_e2e import _produce
+from tests.collector.test_replay import now as _now
+from tests.collector.test_replay import replay as _replay
 
 METRICS = 5  # sampling.metrics' default set, each scored on every trace here
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat()
-
-
 def _results(bootstrap: str, topic: str) -> list[dict[str, object]]:
     return [json.loads(record.value) for record in read_topic(bootstrap, topic)]
-
-
-def _replay(
-    bootstrap: str, topic: str, start: str, end: str, env: dict[str, str]
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "collector.cli",
-            "replay",
-            "--kafka-bootstrap",
-            bootstrap,
-            "--topic",
-            topic,
-            "--from",
-            start,
-            "--to",
-            end,
-            "--metrics-port",
-            "0",
-            "--quiet-period",
-            "0.2",
-        ],
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
 
 
 def _no_rag_trace_and_poison(bootstrap: str, topic: str) -> None:

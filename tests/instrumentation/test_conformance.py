@@ -283,10 +283,8 @@ def test_conformance_through_kafka(
         assert not problems, "through Kafka, ragpulse disagrees with the app\n  " + "\n  ".join(problems)
 
 
-@pytest.mark.parametrize("combo", [combination_name(*c) for c in COMBINATIONS])
-def test_committed_fixture_is_consistent(combo: str) -> None:
-    """The committed captures hold the app's questions and every question's trace (no venv needed)."""
-    folder = FIXTURES / combo
+def check_committed_capture(folder: Path) -> dict[str, Any]:
+    """A committed capture holds the app's questions and every question's trace; its logs, returned."""
     expected = json.loads((folder / "expected.json").read_text())
     check_expected(expected)
     traces = json.loads((folder / "traces.json").read_text())
@@ -297,5 +295,12 @@ def test_committed_fixture_is_consistent(combo: str) -> None:
         for span in scope["spans"]
     }
     assert {e["trace_id"] for e in expected} <= span_traces
-    logs = json.loads((folder / "logs.json").read_text())
+    logs: dict[str, Any] = json.loads((folder / "logs.json").read_text())
+    return logs
+
+
+@pytest.mark.parametrize("combo", [combination_name(*c) for c in COMBINATIONS])
+def test_committed_fixture_is_consistent(combo: str) -> None:
+    """The committed captures hold the app's questions and every question's trace (no venv needed)."""
+    logs = check_committed_capture(FIXTURES / combo)
     assert bool(logs) == (combo == "openai-otel-genai-events"), "only the events mode puts content in logs"
