@@ -28,8 +28,9 @@ from kafka.structs import TopicPartition
 
 from collector.offsets import offsets_at
 from collector.page import queries
-from collector.page.results_reader import stored_from_document
+from collector.page.results_reader import from_message
 from collector.page.store import Store, StoredEvaluation
+from collector.review.corrections import Correction
 from evaluators.redaction import redact, without_credentials
 
 _TOPIC_IDLE_S = 30.0  # the topic's end was not reached, yet nothing arrived for this long: stop reading
@@ -51,6 +52,8 @@ class CaseFilters:
     service: str = ""
     route: str = ""
     version: str = ""  # service.version or the prompt version
+    # Records a reviewer corrected since `since` (whatever their outcome and whenever they were judged).
+    corrected: bool = False
     notes: list[str] = field(default_factory=list, compare=False)  # what a source wants the user told
 
     def selected(self, record: dict[str, Any]) -> bool:
@@ -61,11 +64,16 @@ class CaseFilters:
             return False
         if self.version and self.version not in (record.get("service_version"), record.get("prompt_version")):
             return False
-        return any(
-            (evaluation.get("evaluated_at") or 0) >= self.since
-            and (not self.metrics or evaluation.get("metric") in self.metrics)
-            and (not self.failed_only or evaluation.get("outcome") == "failed")
-            for evaluation in record.get("evaluations") or ()
+        return any(map(self._chosen, record.get("evaluations") or ()))
+
+    def _chosen(self, evaluation: dict[str, Any]) -> bool:
+        if self.metrics and evaluation.get("metric") not in self.metrics:
+            return False
+        if self.corrected:  # the correction's time counts: a review may come days after the judge
+            correction = evaluation.get("correction")
+            return isinstance(correction, dict) and (correction.get("corrected_at") or 0) >= self.since
+        return (evaluation.get("evaluated_at") or 0) >= self.since and (
+            not self.failed_only or evaluation.get("outcome") == "failed"
         )
 
 
@@ -89,25 +97,12 @@ def store_records(path: Path, filters: CaseFilters) -> Generator[dict[str, Any],
 def _matching(
     db: sqlite3.Connection, filters: CaseFilters, name: str
 ) -> Generator[dict[str, Any], None, None]:
-    evaluation_test = ["e.evaluated_at >= ?"]
-    args: list[object] = [filters.since]
-    if filters.failed_only:
-        evaluation_test.append("e.outcome = 'failed'")
-    if filters.metrics:
-        evaluation_test.append(f"e.metric IN ({','.join('?' * len(filters.metrics))})")
-        args.extend(sorted(filters.metrics))
-    record_test = ""
-    for column, value in (("service", filters.service), ("route", filters.route)):
-        if value:
-            record_test += f" AND r.{column} = ?"
-            args.append(value)
     try:
-        candidates = db.execute(
-            f"""SELECT r.trace_id, r.span_id FROM records r WHERE r.id IN (
-                    SELECT e.record_id FROM evaluations e WHERE {" AND ".join(evaluation_test)})
-                {record_test} ORDER BY r.evaluated_at DESC, r.id DESC""",
-            args,
-        ).fetchall()
+        if filters.corrected and not _has_corrections(db):
+            filters.notes.append(f"{name} holds no corrections (written before reviewers could correct)")
+            return
+        query, args = _candidates(filters)
+        candidates = db.execute(query, args).fetchall()
     except sqlite3.Error as exc:  # not a database, or not ragpulse's: one line, no traceback
         raise SourceError(f"{name}: not a ragpulse page store ({exc})") from None
     for trace_id, span_id in candidates:
@@ -117,6 +112,39 @@ def _matching(
             raise SourceError(f"{name}: reading {trace_id}:{span_id} failed ({exc})") from None
         if record is not None and filters.selected(record):
             yield record
+
+
+def _has_corrections(db: sqlite3.Connection) -> bool:
+    """An older store file opened read-only has no corrections table (nothing creates it there)."""
+    query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'corrections'"
+    return db.execute(query).fetchone() is not None
+
+
+def _candidates(filters: CaseFilters) -> tuple[str, list[object]]:
+    """The records that may match, newest first (of judgement, or of correction with `corrected`);
+    `CaseFilters.selected` then tests each exactly."""
+    marks, metric_args = ",".join("?" * len(filters.metrics)), sorted(filters.metrics)
+
+    def metric_test(alias: str) -> str:
+        return f" AND {alias}.metric IN ({marks})" if filters.metrics else ""
+
+    record_test, record_args = "", []
+    for column, value in (("service", filters.service), ("route", filters.route)):
+        if value:
+            record_test += f" AND r.{column} = ?"
+            record_args.append(value)
+    if filters.corrected:
+        query = f"""SELECT r.trace_id, r.span_id FROM records r JOIN (
+                SELECT c.trace_id, c.span_id, MAX(c.corrected_at) AS at FROM corrections c
+                WHERE c.corrected_at >= ?{metric_test("c")} GROUP BY c.trace_id, c.span_id
+            ) c ON c.trace_id = r.trace_id AND c.span_id = r.span_id
+            WHERE 1{record_test} ORDER BY c.at DESC, r.id DESC"""
+        return query, [filters.since, *metric_args, *record_args]
+    failed = " AND e.outcome = 'failed'" if filters.failed_only else ""
+    query = f"""SELECT r.trace_id, r.span_id FROM records r WHERE r.id IN (
+            SELECT e.record_id FROM evaluations e WHERE e.evaluated_at >= ?{failed}{metric_test("e")})
+        {record_test} ORDER BY r.evaluated_at DESC, r.id DESC"""
+    return query, [filters.since, *metric_args, *record_args]
 
 
 # --- the results topic -------------------------------------------------------------------------
@@ -172,19 +200,25 @@ def _read_partitions(bootstrap: str, topic: str, filters: CaseFilters, store: St
         idle_since = time.monotonic()
         while any(consumer.position(tp) < ends[tp] for tp in partitions):
             rows: list[StoredEvaluation] = []
+            corrected: list[Correction] = []
             for messages in consumer.poll(timeout_ms=500, max_records=1000).values():
                 for message in messages:
                     try:
-                        row = stored_from_document(message.value, message.timestamp)
+                        row = from_message(message.value, message.timestamp)
                     except (ValueError, TypeError, KeyError, OverflowError, RecursionError):
                         malformed += 1
+                        continue
+                    if isinstance(row, Correction):  # a reviewer's correction (--corrected reads them)
+                        corrected.append(row)
                         continue
                     # Record-level filters only: the record's other metrics belong in the case too.
                     if (not filters.service or row.service == filters.service) and (
                         not filters.route or row.route == filters.route
                     ):
                         rows.append(row)
-            if rows:
+            if corrected:
+                store.write_corrections(corrected)
+            if rows or corrected:
                 store.write(rows)
                 idle_since = time.monotonic()
             elif time.monotonic() - idle_since > _TOPIC_IDLE_S:
@@ -200,7 +234,9 @@ def _read_partitions(bootstrap: str, topic: str, filters: CaseFilters, store: St
 
 # --- a running sidecar's page API ----------------------------------------------------------------
 def api_records(url: str, token: str | None, filters: CaseFilters) -> Generator[dict[str, Any], None, None]:
-    """Records from `/api/evaluations` (the page's list: 1000 rows at most) and their detail views."""
+    """Records from `/api/evaluations` (the page's list: 1000 rows at most) and their detail views.
+    With `corrected`, the records listed (judged in the page's last 24 hours at most) a reviewer
+    corrected since `since`: the page lists evaluations, not corrections."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     params = {"limit": str(_API_MAX_ROWS), "window": _window(filters.since)}
     if filters.failed_only:
@@ -224,7 +260,8 @@ def api_records(url: str, token: str | None, filters: CaseFilters) -> Generator[
         seen: set[tuple[str, str]] = set()
         for row in rows:
             key = (str(row.get("trace_id")), str(row.get("span_id")))
-            if key in seen or (row.get("evaluated_at") or 0) < filters.since:
+            # a correction made since `since` may be of an older evaluation: its detail view decides
+            if key in seen or (not filters.corrected and (row.get("evaluated_at") or 0) < filters.since):
                 continue
             seen.add(key)
             record = _get(client, f"/api/evaluations/{quote(key[0], safe='')}/{quote(key[1], safe='')}")

@@ -34,6 +34,7 @@ from collector.labels import LabelsConfig
 from collector.page.config import PageConfig
 from collector.receivers.kafka import KafkaConfig
 from collector.receivers.otlp import OtlpConfig
+from collector.review.config import ReviewConfig
 from collector.sampling import SamplingConfig
 from collector.verdicts import VerdictLimits
 from evaluators.metrics.custom import CustomMetrics, yaml_problem
@@ -60,6 +61,7 @@ class Settings(BaseSettings):
     verdicts: VerdictLimits = Field(default_factory=VerdictLimits)
     page: PageConfig = Field(default_factory=PageConfig)
     feedback: FeedbackConfig = Field(default_factory=FeedbackConfig)
+    review: ReviewConfig = Field(default_factory=ReviewConfig)
     canary: CanaryConfig = Field(default_factory=CanaryConfig)
     custom_metrics: CustomMetrics = Field(
         default_factory=dict,

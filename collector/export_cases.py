@@ -13,6 +13,14 @@ reason, verdicts, judge): `evaluators.dataset.production_result` reads that back
 the sidecar kept no texts, so the cases carry ids, scores and verdict labels only, and `ragpulse
 eval` scores them unmeasured; the user is told how many. Exit codes: 0 written (possibly none), 2
 bad usage or an unreadable source, always as one line on stderr.
+
+A metric a reviewer corrected on the page also carries `human`: the outcome the reviewer says is
+right (None when they marked only claims), their verdict of each claim, who and when. `--corrected`
+exports only the records corrected since `--since` (whatever their outcome): labels `ragpulse eval`
+measures both judges against (`evaluators.dataset.reviewers_result`), and that
+`scripts/grounding/corrected.py` turns into training examples for the grounding model.
+
+    ragpulse export-cases --store page.db --corrected --since 30d --out reviewed.jsonl
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from collector.cli import utc_timestamp
+from collector.review.corrections import from_document
 
 if TYPE_CHECKING:  # the sources pull in Kafka, HTTP and the page: imported when the command runs
     from collector.case_sources import CaseFilters
@@ -69,6 +78,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         dest="all_sampled",
         action="store_true",
         help="every sampled evaluation, not only failed",
+    )
+    parser.add_argument(
+        "--corrected",
+        action="store_true",
+        help="only records a reviewer corrected since --since, whatever their outcome (labels for eval)",
     )
     parser.add_argument(
         "--metric", action="append", metavar="NAME", help="only these metrics (repeatable or comma list)"
@@ -153,6 +167,33 @@ def _production(evaluation: dict[str, Any]) -> dict[str, Any]:
         "verdicts": evaluation.get("verdicts") or [],
         "judge": evaluation.get("judge"),
         "judge_model": evaluation.get("judge_model"),
+        **_human(evaluation.get("correction")),
+    }
+
+
+def _human(document: Any) -> dict[str, Any]:
+    """`{"human": ...}`, the reviewer's correction of the metric, when there is one (readable)."""
+    from collector.exporters.kafka_results import rfc3339
+
+    try:
+        correction = from_document(document) if isinstance(document, dict) else None
+    except ValueError:  # a page answering with a damaged correction: the case goes without it
+        correction = None
+    if correction is None:
+        return {}
+    passed = correction.human_passed
+    claims = [
+        {"index": c.index, "verdict": c.verdict, "judge_verdict": c.judge_verdict, "claim": c.claim}
+        for c in correction.claims
+    ]
+    outcome = None if passed is None else ("passed" if passed else "failed")
+    return {
+        "human": {
+            "outcome": outcome,
+            "claims": claims,
+            "reviewer": correction.reviewer,
+            "corrected_at": rfc3339(correction.corrected_at),
+        }
     }
 
 
@@ -215,11 +256,12 @@ def _filters(args: argparse.Namespace) -> CaseFilters:
     metrics = {m.strip() for value in args.metric or () for m in value.split(",") if m.strip()}
     return CaseFilters(
         since=since_timestamp(args.since),
-        failed_only=not args.all_sampled,
+        failed_only=not (args.all_sampled or args.corrected),
         metrics=frozenset(metrics),
         service=args.service,
         route=args.route,
         version=args.version,
+        corrected=args.corrected,
     )
 
 
@@ -278,6 +320,6 @@ def main(args: argparse.Namespace) -> int:
             f"{textless} of {written} cases carry no question, answer or passages (the sidecar ran with "
             "hide_texts): `ragpulse eval` will mark them unmeasured"
         )
-    kind = "sampled" if args.all_sampled else "failed"
+    kind = "corrected" if args.corrected else "sampled" if args.all_sampled else "failed"
     say(f"wrote {written} {kind} cases to {args.out or 'stdout'}")
     return 0

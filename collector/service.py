@@ -42,6 +42,7 @@ from collector.receivers.kafka import KafkaReceiver
 from collector.receivers.otlp_grpc import OtlpGrpcReceiver
 from collector.receivers.otlp_http import OtlpHttpReceiver
 from collector.receivers.replay import KafkaReplayReceiver
+from collector.review.fit import FittedThresholds
 from collector.sampling import Sampler
 from collector.stages import DeadLetterSink, EvaluationExporter, Receiver
 from collector.status_server import StatusServer
@@ -79,11 +80,16 @@ def build(settings: Settings, evaluate: bool = True, replay: tuple[int, int] | N
         else None
     )
     receivers += [feedback_topic] if feedback_topic is not None else []
-    page = build_page(settings) if evaluate else None
+    # Pass thresholds refitted on reviewers' corrections: the page fits them, the evaluator applies them.
+    thresholds = FittedThresholds(LabelPolicy(settings.labels.services, settings.labels.max_values),
+                                  settings.review.scope)  # fmt: skip
+    page = build_page(settings, thresholds) if evaluate else None
     tally = ReplayTally() if replay is not None and evaluate else None
     workers = settings.evaluation.workers
     custom = settings.custom_metrics
-    evaluator = build_evaluator(settings.judge, settings.metrics, workers, custom) if evaluate else None
+    evaluator = (
+        build_evaluator(settings.judge, settings.metrics, workers, custom, thresholds) if evaluate else None
+    )
     canary = (
         build_canary(settings.canary, evaluator, settings.metrics.options, custom)
         if evaluator is not None and replay is None
@@ -166,11 +172,13 @@ def recently_evaluated(settings: Settings) -> list[tuple[str, str]]:
     return keys
 
 
-def build_page(settings: Settings) -> Page | None:
+def build_page(settings: Settings, thresholds: FittedThresholds | None = None) -> Page | None:
     """The page at / on the metrics port and its store, unless `page.enabled` is false."""
     if not settings.page.enabled:
         return None
-    return Page(settings.page, settings.results, settings.verdicts, settings.hide_texts)
+    return Page(
+        settings.page, settings.results, settings.verdicts, settings.hide_texts, settings.review, thresholds
+    )
 
 
 def build_exporters(settings: Settings, page: Page | None = None) -> list[EvaluationExporter]:
@@ -189,7 +197,10 @@ def build_exporters(settings: Settings, page: Page | None = None) -> list[Evalua
     if settings.otel_export.endpoint:
         exporters.append(OtelSpanExporter(settings.otel_export, settings.verdicts, settings.hide_texts))
     if settings.results.bootstrap_servers:
-        exporters.append(KafkaResultsExporter(settings.results, settings.verdicts, settings.hide_texts))
+        results = KafkaResultsExporter(settings.results, settings.verdicts, settings.hide_texts)
+        exporters.append(results)
+        if page is not None and page.review is not None:  # corrections reach every replica and the export
+            page.review.publish = results.publish_correction
     if settings.phoenix.endpoint:
         exporters.append(PhoenixAnnotationExporter(settings.phoenix, settings.verdicts, settings.hide_texts))
     if page is not None:

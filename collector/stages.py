@@ -156,6 +156,9 @@ class Evaluation:
     passage_relevance: tuple[str | None, ...] = ()
     tokens: int = 0  # what the judge spent on this metric (the claims shared by metrics count once)
     cost_usd: float = 0.0
+    # The cascade's offline outcome when the LLM judge re-scored the metric (None: not escalated): where
+    # the two differ, the review queue asks a person.
+    offline_outcome: Outcome | None = None
 
 
 @dataclass(frozen=True, slots=True)

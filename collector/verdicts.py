@@ -2,12 +2,14 @@
 and events, and the page's store all carry this one shape, bounded the same way.
 
     {"kind": "claim", "item": "The tower is 300 m tall.", "verdict": "contradicted",
-     "passages": [0], "reason": "the context says 330"}
+     "passages": [0], "reason": "the context says 330", "confidence": 0.93}
 
 `verdict` is the label a person reads (supported / not_found / contradicted for a claim, relevant /
 irrelevant for a statement, useful / not_useful for a passage, ...); `passages` are 0-based indexes into
 the record's retrieved passages: the ones that decide the verdict (the supporting or contradicting
 passage of a claim), or the one the item is (a passage's own verdict) or came from (a statement).
+`confidence` is the judge's calibrated probability of its verdict, where it gives one (the offline
+judge does, an LLM judge does not).
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ def verdict_documents(
     documents: list[dict[str, Any]] = []
     for verdict, passages in zip(kept, verdict_passages(kept), strict=True):
         document: dict[str, Any] = {"kind": verdict.kind, "verdict": verdict.label, "passages": passages}
+        if verdict.confidence is not None:  # the judge's calibrated P(its verdict): the review queue's doubt
+            document["confidence"] = round(verdict.confidence, 3)
         if not hide_texts:
             document["item"] = verdict.item[: limits.max_item_chars]
             document["reason"] = verdict.reason[: limits.max_reason_chars]

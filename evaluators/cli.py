@@ -11,7 +11,8 @@ takes the sidecar's judge from that file, built by the sidecar's own code (`--ju
 still win), with its custom criteria and metric options.
 
 Cases exported by `ragpulse export-cases` carry what production scored: without `--metrics` those
-metrics are re-judged, and a table says how often CI's outcome agrees with production's.
+metrics are re-judged, and a table says how often CI's outcome agrees with production's; on cases a
+reviewer corrected (`export-cases --corrected`), another says how often each agrees with the reviewers.
 
 Exit codes: 0 all good; 1 a metric's pass rate is under --fail-under, or (with --fail-on-regression) a
 regression against --baseline; 2 bad usage or input, or no result could be scored (every one an error or
@@ -40,6 +41,9 @@ from evaluators.cli_tables import (
     production_agreement,
     production_table,
     report,
+    reviewers_agreement,
+    reviewers_table,
+    scored_only,
     summary_table,
     unscored_reasons,
 )
@@ -48,6 +52,7 @@ from evaluators.dataset import (
     load_cases,
     production_metrics,
     production_result,
+    reviewers_result,
     with_baseline_answers,
 )
 from evaluators.evaluate import evaluate
@@ -169,6 +174,7 @@ def main(argv: list[str] | None = None, read_config: SidecarReader | None = None
     against_production = compare(result, production) if production is not None else None
     if production is not None and against_production is not None:
         out.print(production_table(against_production, production))
+    against_reviewers = _against_reviewers(cases, result, production, out)
     comparison = compare(result, baseline) if baseline is not None else None
     if comparison is not None:
         out.print(comparison_table(comparison))
@@ -178,6 +184,8 @@ def main(argv: list[str] | None = None, read_config: SidecarReader | None = None
         document = report(result, comparison)
         if against_production is not None:
             document["production"] = production_agreement(against_production)
+        if against_reviewers is not None:
+            document["reviewers"] = against_reviewers
         args.json_out.write_text(json.dumps(document, indent=2, ensure_ascii=False), encoding="utf-8")
     if args.html_out:
         args.html_out.write_text(render(result, cases=cases), encoding="utf-8")
@@ -188,6 +196,20 @@ def main(argv: list[str] | None = None, read_config: SidecarReader | None = None
             say(console, f"[red]regression:[/red] {escape(line)}")
         code = max(code, 1 if failures else 0)
     return code
+
+
+def _against_reviewers(
+    cases: list[Any], result: EvaluationResult, production: EvaluationResult | None, out: Console
+) -> dict[str, dict[str, Any]] | None:
+    """Cases whose outcome reviewers corrected (`export-cases --corrected`): prints how often this run's
+    judge and production's agree with the people; returns those figures for --json (None: no such case)."""
+    reviewers = reviewers_result(cases)
+    if reviewers is None:
+        return None
+    now = compare(scored_only(result), reviewers)
+    then = compare(production, reviewers) if production is not None else None
+    out.print(reviewers_table(now, then, reviewers))
+    return reviewers_agreement(now, then, reviewers)
 
 
 def _sidecar(args: argparse.Namespace, read_config: SidecarReader | None) -> SidecarJudging | None:

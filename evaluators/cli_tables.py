@@ -1,5 +1,5 @@
 """What `ragpulse eval` prints and writes: the console tables (scores, unscored reasons, the comparison
-with a baseline, agreement with production) and the JSON report."""
+with a baseline, agreement with production and with reviewers) and the JSON report."""
 
 from __future__ import annotations
 
@@ -113,6 +113,59 @@ def production_agreement(comparison: Comparison) -> dict[str, dict[str, int]]:
         name: {"cases": paired, "same_outcome": comparison.unchanged.get(name, 0)}
         for name, paired in sorted(comparison.paired.items())
     }
+
+
+def reviewers_table(now: Comparison, production: Comparison | None, reviewers: EvaluationResult) -> Table:
+    """Cases whose outcome a reviewer corrected: per metric, how often this run's judge and production's
+    agree with the reviewers, so a change of judge shows whether it comes closer to the people."""
+    table = Table(
+        title="against reviewers",
+        caption="outcomes this run left unscored (error, unmeasured) are not counted",
+    )
+    for column in ("metric", "reviewed", "pass rate by reviewers", "now agrees", "production agreed"):
+        table.add_column(column, justify="left" if column == "metric" else "right", no_wrap=True)
+    for m in reviewers.metrics:
+        table.add_row(
+            m.name,
+            str(sum(m.counts.values())),
+            _rate(m.pass_rate),
+            _agreement(now, m.name),
+            _agreement(production, m.name) if production is not None else "n/a",
+        )
+    return table
+
+
+def reviewers_agreement(
+    now: Comparison, production: Comparison | None, reviewers: EvaluationResult
+) -> dict[str, dict[str, Any]]:
+    """The --json report's `reviewers`: per metric, the outcomes reviewers gave and, for this run's judge
+    (`now`) and production's, the cases paired with a reviewer's outcome and those with the same one."""
+    ours = production_agreement(now)
+    theirs = production_agreement(production) if production is not None else {}
+    return {
+        m.name: {
+            "reviewed": sum(m.counts.values()),
+            "now": ours.get(m.name) or {"cases": 0, "same_outcome": 0},
+            "production": theirs.get(m.name) or {"cases": 0, "same_outcome": 0},
+        }
+        for m in reviewers.metrics
+    }
+
+
+def scored_only(result: EvaluationResult) -> EvaluationResult:
+    """The result without its error and unmeasured outcomes: no verdict to agree or disagree with."""
+    cases = [
+        case.model_copy(update={"results": [r for r in case.results if r.outcome not in _UNSCORED]})
+        for case in result.cases
+    ]
+    return result.model_copy(update={"cases": cases})
+
+
+def _agreement(comparison: Comparison, metric: str) -> str:
+    paired, share = comparison.paired.get(metric, 0), comparison.agreement(metric)
+    if share is None:
+        return "n/a"
+    return f"{comparison.unchanged.get(metric, 0)} of {paired} ({share:.1%})"
 
 
 def _judges(production: EvaluationResult) -> str:

@@ -3,7 +3,9 @@
 Cases written by `ragpulse export-cases` carry every field a metric reads (`expected_output`,
 `context`, `reference_context_ids`, `baseline_output`) and, in `metadata.metrics`, what production
 scored: each metric's outcome, score, threshold and the judge that gave it. `production_result` reads
-those back as an evaluation, so `ragpulse eval` shows where CI's judge and production's disagree.
+those back as an evaluation, so `ragpulse eval` shows where CI's judge and production's disagree; where
+a reviewer corrected a metric, `reviewers_result` reads the outcome they said is right, so it shows
+which of the two judges the people agree with.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -83,29 +86,45 @@ def production_result(cases: list[TestCase]) -> EvaluationResult | None:
     """What production scored for exported cases (`metadata.metrics`), as an evaluation to compare
     with; None when no case carries production results. A metric's entry that cannot be read (an
     unknown outcome, no threshold) is left out, never guessed."""
-    case_results = []
-    for case in cases:
-        results = [
-            result
-            for name, entry in sorted(_production_entries(case).items())
-            if (result := _production_metric(name, entry)) is not None
-        ]
-        if results:
-            case_results.append(CaseResult(case_id=case.id or "?", results=results))
-    if not case_results:
+    result = _as_evaluation(cases, _production_metric)
+    if result is None:
         return None
-    names = sorted({r.name for case in case_results for r in case.results})
     judges = {
         (str(entry.get("judge") or "?"), str(entry.get("judge_model") or ""))
         for case in cases
         for entry in _production_entries(case).values()
     }
     (judge, model), *others = sorted(judges)
-    return EvaluationResult(
-        cases=case_results,
-        metrics=[_summary(name, case_results) for name in names],
-        judge={"judge": "several" if others else judge, "model": "" if others else model},
+    return result.model_copy(
+        update={"judge": {"judge": "several" if others else judge, "model": "" if others else model}}
     )
+
+
+def reviewers_result(cases: list[TestCase]) -> EvaluationResult | None:
+    """The outcomes reviewers said are right (`metadata.metrics[name].human.outcome`, exported from the
+    page's corrections), as an evaluation both judges are compared with; None when no case has one.
+    A reviewer gives an outcome, not a score: the results carry none."""
+    result = _as_evaluation(cases, _reviewers_metric)
+    return None if result is None else result.model_copy(update={"judge": {"judge": "reviewers"}})
+
+
+def _as_evaluation(
+    cases: list[TestCase], read: Callable[[str, dict[str, Any]], MetricResult | None]
+) -> EvaluationResult | None:
+    """The results `read` finds in each case's `metadata.metrics`, summarised per metric."""
+    case_results = []
+    for case in cases:
+        results = [
+            result
+            for name, entry in sorted(_production_entries(case).items())
+            if (result := read(name, entry)) is not None
+        ]
+        if results:
+            case_results.append(CaseResult(case_id=case.id or "?", results=results))
+    if not case_results:
+        return None
+    names = sorted({r.name for case in case_results for r in case.results})
+    return EvaluationResult(cases=case_results, metrics=[_summary(name, case_results) for name in names])
 
 
 def production_metrics(cases: list[TestCase]) -> list[str]:
@@ -135,6 +154,22 @@ def _production_metric(name: str, entry: dict[str, Any]) -> MetricResult | None:
         )
     except (ValueError, KeyError, TypeError, ValidationError):
         return None
+
+
+def _reviewers_metric(name: str, entry: dict[str, Any]) -> MetricResult | None:
+    human = entry.get("human")
+    if not isinstance(human, dict) or human.get("outcome") not in (Outcome.PASSED, Outcome.FAILED):
+        return None  # no review, or only claims marked
+    outcome = human["outcome"]
+    threshold = entry.get("threshold")
+    return MetricResult(
+        name=name,
+        outcome=Outcome(outcome),
+        passed=outcome == Outcome.PASSED,
+        threshold=threshold if isinstance(threshold, int | float) else 0.0,  # shown, never used
+        lower_is_better=bool(entry.get("lower_is_better")),
+        reason=f"corrected by {human.get('reviewer') or '?'}",
+    )
 
 
 def _summary(name: str, cases: list[CaseResult]) -> MetricSummary:

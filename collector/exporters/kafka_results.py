@@ -31,6 +31,8 @@ from collector.logs import RateLimitedLog
 from collector.metrics import EXPORT_ERRORS
 from collector.offsets import offsets_at
 from collector.records import RagRecord
+from collector.review import corrections
+from collector.review.corrections import Correction
 from collector.stages import Evaluation, Outcome
 from collector.verdicts import VerdictLimits, verdict_documents
 
@@ -99,6 +101,8 @@ def result_document(
         "lower_is_better": evaluation.lower_is_better,
         "judge": evaluation.judge,
         "judge_model": evaluation.judge_model,
+        # the cascade's offline outcome when the LLM judge re-scored this metric, else null
+        "offline_outcome": None if evaluation.offline_outcome is None else evaluation.offline_outcome.value,
         "tokens": evaluation.tokens,
         "cost_usd": evaluation.cost_usd,
         "duration_s": evaluation.duration_s,
@@ -193,6 +197,26 @@ class KafkaResultsExporter:
             except WriterFull as exc:
                 failed(exc)
 
+    def publish_correction(self, correction: Correction) -> None:
+        """A reviewer's correction beside the results (keyed by trace, like them): every replica's page
+        and `ragpulse export-cases` read it from here."""
+        value = json.dumps(corrections.document(correction, self.hide_texts), ensure_ascii=False).encode()
+
+        def failed(exc: BaseException) -> None:
+            EXPORT_ERRORS.labels("kafka").inc()
+            self._failures.log(logger, exc, "correction not written to %s: %r", self.config.topic, exc)
+
+        try:
+            self._writer.send(
+                self.config.topic,
+                value,
+                correction.trace_id.encode(),
+                [CONTENT_TYPE_HEADER],
+                on_failed=failed,
+            )
+        except WriterFull as exc:
+            failed(exc)
+
     def _failed(self, record: RagRecord, metric: str, exc: BaseException) -> None:
         EXPORT_ERRORS.labels("kafka").inc()
         self._failures.log(
@@ -262,6 +286,8 @@ def recent_results(
                 for message in batch:
                     try:
                         document = json.loads(message.value)
+                        if document.get("type") == corrections.DOCUMENT_TYPE:  # a reviewer's, not a result
+                            continue
                         keys.append(
                             evaluation_key(
                                 str(document["trace_id"]), str(document["span_id"]), str(document["metric"])

@@ -16,6 +16,7 @@ from collector.judging.evaluator import RecordEvaluator
 from collector.judging.outbound import Outbound
 from collector.judging.scorers import CaseScorer, JudgeOnLoop, OfflineJudgePool
 from collector.metrics import JUDGE_COST, JUDGE_LATENCY, JUDGE_REQUESTS, JUDGE_TOKENS
+from collector.review.fit import FittedThresholds
 from evaluators import CallRecord, Judge, OpenAIJudge, Price
 from evaluators.metrics.custom import CustomMetrics
 
@@ -74,15 +75,20 @@ def build_offline_scorer(
 
 
 def build_evaluator(
-    config: JudgeConfig, metrics: MetricsConfig, workers: int, custom: CustomMetrics | None = None
+    config: JudgeConfig,
+    metrics: MetricsConfig,
+    workers: int,
+    custom: CustomMetrics | None = None,
+    thresholds: FittedThresholds | None = None,
 ) -> RecordEvaluator:
     """`workers`: records evaluated concurrently (`evaluation.workers`), which sizes the offline pool;
-    `custom`: the configured custom criteria (`custom_metrics:`), scored like built-in metrics."""
+    `custom`: the configured custom criteria (`custom_metrics:`), scored like built-in metrics;
+    `thresholds`: pass thresholds refitted on reviewers' corrections (`collector/review/fit.py`)."""
     breaker = CircuitBreaker()
     if config.base_url is None:
-        return RecordEvaluator(build_offline_scorer(config, metrics, workers, custom))
+        return RecordEvaluator(build_offline_scorer(config, metrics, workers, custom), thresholds=thresholds)
     llm = Outbound(JudgeOnLoop(build_llm_judge(config, breaker), metrics.options, custom), config.outbound)
     if config.cascade:
         offline = build_offline_scorer(config, metrics, workers, custom)
-        return RecordEvaluator(offline, llm, config.cascade_band, breaker)
-    return RecordEvaluator(llm, breaker=breaker)
+        return RecordEvaluator(offline, llm, config.cascade_band, breaker, thresholds)
+    return RecordEvaluator(llm, breaker=breaker, thresholds=thresholds)

@@ -20,6 +20,7 @@ from collector.judging.cases import to_test_case
 from collector.judging.scorers import CaseScorer
 from collector.metrics import CASCADE, JUDGE_REPLY_MISMATCHES
 from collector.records import RagRecord
+from collector.review.fit import FittedThresholds
 from collector.stages import Evaluation, Outcome, Spend
 from evaluators import CaseResult, JudgeInfo, MetricResult, TestCase, failure_causes, passage_relevance
 from evaluators.images import image_positions
@@ -37,9 +38,12 @@ class RecordEvaluator:
         escalate_to: CaseScorer | None = None,
         band: tuple[float, float] = (0.25, 0.75),
         breaker: CircuitBreaker | None = None,
+        thresholds: FittedThresholds | None = None,
     ) -> None:
-        """`breaker` guards the LLM judge: `first` without a cascade, `escalate_to` with one."""
+        """`breaker` guards the LLM judge: `first` without a cascade, `escalate_to` with one;
+        `thresholds`: pass thresholds fitted on reviewers' corrections, per service and metric."""
         self.first, self.escalate_to, self.band, self.breaker = first, escalate_to, band, breaker
+        self.thresholds = thresholds
 
     @property
     def ready(self) -> bool:
@@ -66,6 +70,7 @@ class RecordEvaluator:
             direct = await self.escalate_to.score(case, llm_only)
             results.update({r.name: (r, self.escalate_to.info) for r in direct.results})
             spend = spend + _spend(direct)
+        offline_outcomes: dict[str, Outcome] = {}
         if self.escalate_to is not None:
             images = bool(image_positions(case.retrieval_context))
             doubtful = [name for name, (r, _) in results.items() if self._doubtful(r, images)]
@@ -76,9 +81,15 @@ class RecordEvaluator:
                 CASCADE.labels("escalation_skipped").inc(len(doubtful))
             elif doubtful:
                 CASCADE.labels("escalated").inc(len(doubtful))
+                offline_outcomes = {name: Outcome(results[name][0].outcome.value) for name in doubtful}
                 second = await self.escalate_to.score(case, doubtful)
                 results.update({r.name: (r, self.escalate_to.info) for r in second.results})
                 spend = spend + _spend(second)
+        if self.thresholds is not None:  # pass thresholds refitted on reviewers' corrections
+            results = {
+                name: (self.thresholds.apply(record.service, info.judge, result), info)
+                for name, (result, info) in results.items()
+            }
         scored = [result for result, _ in results.values()]
         for result in scored:  # a judge reply that did not line up with the items (partly scored, or error)
             if MISMATCH_DETAIL in result.details:
@@ -86,7 +97,8 @@ class RecordEvaluator:
         causes = failure_causes(case, scored)
         relevance = tuple(passage_relevance(scored, len(case.retrieval_context or [])))
         evaluations = [
-            _evaluation(result, info, causes.get(name), relevance) for name, (result, info) in results.items()
+            _evaluation(result, info, causes.get(name), relevance, offline_outcomes.get(name))
+            for name, (result, info) in results.items()
         ]
         return evaluations, spend
 
@@ -122,7 +134,11 @@ def _spend(result: CaseResult) -> Spend:
 
 
 def _evaluation(
-    result: MetricResult, judge: JudgeInfo, cause: str | None, relevance: tuple[str | None, ...]
+    result: MetricResult,
+    judge: JudgeInfo,
+    cause: str | None,
+    relevance: tuple[str | None, ...],
+    offline_outcome: Outcome | None = None,
 ) -> Evaluation:
     return Evaluation(
         metric=result.name,
@@ -139,4 +155,5 @@ def _evaluation(
         verdicts=tuple(result.verdicts),
         tokens=result.usage.prompt_tokens + result.usage.completion_tokens,
         cost_usd=result.usage.cost_usd,
+        offline_outcome=offline_outcome,
     )

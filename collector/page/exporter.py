@@ -66,6 +66,7 @@ def stored_evaluation(
         model=record.model,
         service_version=record.service_version,
         prompt_version=record.prompt_version,
+        offline_outcome=None if evaluation.offline_outcome is None else evaluation.offline_outcome.value,
         question=None if hide_texts else record.query,
         answer=None if hide_texts else record.response,
         passages=passages,

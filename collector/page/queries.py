@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from collector.review import corrections
 from evaluators import STAGE, Cause
 
 WINDOWS = {"15m": 900, "1h": 3600, "6h": 6 * 3600, "24h": 24 * 3600}
@@ -217,7 +218,8 @@ def choices(db: sqlite3.Connection, since: float) -> dict[str, list[str]]:
 
 
 def detail(db: sqlite3.Connection, trace_id: str, span_id: str) -> dict[str, Any] | None:
-    """One record: question, answer, passages in rank order, and every metric's result."""
+    """One record: question, answer, passages in rank order, and every metric's result with the
+    reviewer's correction of it (`correction`, a `collector.review.corrections.document`, or None)."""
     record = db.execute(
         "SELECT * FROM records WHERE trace_id = ? AND span_id = ?", (trace_id, span_id)
     ).fetchone()
@@ -229,6 +231,7 @@ def detail(db: sqlite3.Connection, trace_id: str, span_id: str) -> dict[str, Any
         (record["id"],),
     ).fetchall()
     results = []
+    corrected = corrections.of_record(db, trace_id, span_id)
     for row in db.execute(
         "SELECT * FROM evaluations WHERE record_id = ? ORDER BY metric", (record["id"],)
     ).fetchall():
@@ -236,6 +239,8 @@ def detail(db: sqlite3.Connection, trace_id: str, span_id: str) -> dict[str, Any
         result["lower_is_better"] = bool(row["lower_is_better"])
         result["verdicts"] = json.loads(row["verdicts"])
         result["stage"] = stage(row["cause"]) if row["cause"] else None
+        correction = corrected.get(row["metric"])  # a reviewer's, when one was recorded
+        result["correction"] = None if correction is None else corrections.document(correction)
         results.append(result)
     return {
         **{k: record[k] for k in record.keys() if k != "id"},  # noqa: SIM118 (sqlite3.Row)

@@ -6,6 +6,7 @@ group: it must not take partitions from anyone, nor commit anything), starts at 
 and follows the topic. Results this replica wrote itself come back too; the store's upsert keeps
 one copy. Documents are read leniently (older ones lack verdicts, passages and texts); one that is
 not a result at all is counted in `ragpulse_results_read_total{outcome="malformed"}` and skipped.
+Reviewers' corrections travel on the same topic (`collector/review/corrections.py`) and are stored too.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from collector.offsets import offsets_at
 from collector.page.metrics import RESULTS_READ
 from collector.page.store import StoredEvaluation, StoredPassage
 from collector.page.writer import StoreWriter
+from collector.review import corrections
+from collector.review.corrections import Correction
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +63,8 @@ def _verdict(value: Any) -> dict[str, Any] | None:
     for key in ("item", "reason"):
         if isinstance(value.get(key), str):
             verdict[key] = value[key]
+    if (confidence := _number(value.get("confidence"))) is not None:
+        verdict["confidence"] = confidence
     return verdict
 
 
@@ -84,11 +89,19 @@ def _timestamp(value: Any, fallback_s: float) -> float:
     return fallback_s
 
 
-def stored_from_document(value: bytes, timestamp_ms: int) -> StoredEvaluation:
-    """A results-topic document as the store keeps it; ValueError when it is not a result."""
+def from_message(value: bytes, timestamp_ms: int) -> StoredEvaluation | Correction:
+    """A results-topic document as the store keeps it: a result, or a reviewer's correction;
+    ValueError when it is neither."""
     document = json.loads(value)
     if not isinstance(document, dict):
         raise ValueError("not a JSON object")
+    if document.get("type") == corrections.DOCUMENT_TYPE:
+        return corrections.from_document(document)
+    return stored_from_document(document, timestamp_ms)
+
+
+def stored_from_document(document: dict[str, Any], timestamp_ms: int) -> StoredEvaluation:
+    """A result document as the store keeps it; ValueError when it is not a result."""
     keys = (
         document.get("trace_id"),
         document.get("span_id"),
@@ -132,6 +145,7 @@ def stored_from_document(value: bytes, timestamp_ms: int) -> StoredEvaluation:
         baseline_output=_text(document.get("baseline_output")),
         reference_contexts=_texts(document.get("reference_contexts")),
         reference_context_ids=_texts(document.get("reference_context_ids")),
+        offline_outcome=_text(document.get("offline_outcome")),
     )
 
 
@@ -192,11 +206,11 @@ class ResultsReader:
             if not self.assigned:
                 self._stop.wait(1.0)
                 continue
-            rows = []
+            rows: list[StoredEvaluation | Correction] = []
             for messages in consumer.poll(timeout_ms=500, max_records=1000).values():
                 for message in messages:
                     try:
-                        rows.append(stored_from_document(message.value, message.timestamp))
+                        rows.append(from_message(message.value, message.timestamp))
                     except (ValueError, TypeError, KeyError, OverflowError, RecursionError):
                         RESULTS_READ.labels("malformed").inc()
             if rows and self._writer.submit_waiting(rows, self._stop):

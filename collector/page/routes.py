@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from starlette.requests import Request
@@ -31,6 +31,9 @@ from collector.page.charts import sparkline
 from collector.page.config import PageConfig
 from collector.page.pipeline_state import pipeline_state
 from collector.page.store import Store
+
+if TYPE_CHECKING:
+    from collector.review.routes import ReviewRoutes
 
 HERE = Path(__file__).parent
 COOKIE = "ragpulse_page"
@@ -59,6 +62,7 @@ class PageRoutes:
             else ""
         )
         self._hotspots: tuple[float, dict[str, Any]] = (-_HOTSPOTS_TTL_S, {})
+        self.review: ReviewRoutes | None = None  # the review queue and corrections, set by `Page`
         self.templates = Jinja2Templates(directory=str(HERE / "templates"))  # autoescapes every text
         self.templates.env.filters.update(views.FILTERS)
         self.templates.env.globals.update(
@@ -75,29 +79,30 @@ class PageRoutes:
 
     def routes(self) -> list[BaseRoute]:
         return [
-            Route("/", self._guard(self.overview_page), methods=["GET"]),
-            Route("/evaluations", self._guard(self.evaluations_page), methods=["GET"]),
-            Route("/evaluations/{trace_id}/{span_id}", self._guard(self.detail_page), methods=["GET"]),
-            Route("/traces/{trace_id}", self._guard(self.trace_page), methods=["GET"]),
+            Route("/", self.guard(self.overview_page), methods=["GET"]),
+            Route("/evaluations", self.guard(self.evaluations_page), methods=["GET"]),
+            Route("/evaluations/{trace_id}/{span_id}", self.guard(self.detail_page), methods=["GET"]),
+            Route("/traces/{trace_id}", self.guard(self.trace_page), methods=["GET"]),
             Route(
-                "/conversations/{conversation_id:path}", self._guard(self.conversation_page), methods=["GET"]
+                "/conversations/{conversation_id:path}", self.guard(self.conversation_page), methods=["GET"]
             ),
-            Route("/api/overview", self._guard(self.overview_api, api=True), methods=["GET"]),
-            Route("/api/evaluations", self._guard(self.evaluations_api, api=True), methods=["GET"]),
-            Route("/api/evaluations/new", self._guard(self.newer_api, api=True), methods=["GET"]),
-            Route("/api/traces/{trace_id}", self._guard(self.trace_api, api=True), methods=["GET"]),
+            Route("/api/overview", self.guard(self.overview_api, api=True), methods=["GET"]),
+            Route("/api/evaluations", self.guard(self.evaluations_api, api=True), methods=["GET"]),
+            Route("/api/evaluations/new", self.guard(self.newer_api, api=True), methods=["GET"]),
+            Route("/api/traces/{trace_id}", self.guard(self.trace_api, api=True), methods=["GET"]),
             Route(
                 "/api/conversations/{conversation_id:path}",
-                self._guard(self.conversation_api, api=True),
+                self.guard(self.conversation_api, api=True),
                 methods=["GET"],
             ),
             Route(
                 "/api/evaluations/{trace_id}/{span_id}",
-                self._guard(self.detail_api, api=True),
+                self.guard(self.detail_api, api=True),
                 methods=["GET"],
             ),
-            Route("/api/hotspots", self._guard(self.hotspots_api, api=True), methods=["GET"]),
+            Route("/api/hotspots", self.guard(self.hotspots_api, api=True), methods=["GET"]),
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+            *(self.review.routes() if self.review is not None else ()),
         ]
 
     # --- data ------------------------------------------------------------------------------
@@ -172,7 +177,7 @@ class PageRoutes:
 
     # --- HTML ------------------------------------------------------------------------------
     def overview_page(self, request: Request) -> Response:
-        return self._render(request, "overview.html", self.overview_data())
+        return self.render(request, "overview.html", self.overview_data())
 
     def evaluations_page(self, request: Request) -> Response:
         data, filters = self.evaluations_data(queries.Filters.parse(request.query_params))
@@ -189,38 +194,39 @@ class PageRoutes:
             "outcomes": queries.OUTCOMES,
             "newer_url": "/api/evaluations/new?" + urlencode(newer),
         }
-        return self._render(request, "evaluations.html", context)
+        return self.render(request, "evaluations.html", context)
 
     def trace_page(self, request: Request) -> Response:
         trace = self.trace_data(request.path_params["trace_id"])
         if trace is None:
-            return self._render(request, "missing.html", {"params": request.path_params}, 404)
-        return self._render(request, "trace.html", {"trace": trace})
+            return self.render(request, "missing.html", {"params": request.path_params}, 404)
+        return self.render(request, "trace.html", {"trace": trace})
 
     def conversation_page(self, request: Request) -> Response:
         conversation = self.conversation_data(request.path_params["conversation_id"])
         if conversation is None:
-            return self._render(request, "missing.html", {"params": request.path_params}, 404)
-        return self._render(request, "conversation.html", {"conversation": conversation})
+            return self.render(request, "missing.html", {"params": request.path_params}, 404)
+        return self.render(request, "conversation.html", {"conversation": conversation})
 
     def detail_page(self, request: Request) -> Response:
         record = self.detail_data(request.path_params["trace_id"], request.path_params["span_id"])
         if record is None:
-            return self._render(request, "missing.html", {"params": request.path_params}, 404)
+            return self.render(request, "missing.html", {"params": request.path_params}, 404)
         claim_metric, claim_list = views.claims(record["evaluations"])
         context = {
             "record": record,
             "claim_metric": claim_metric,
             "claims": claim_list,
             "segments": views.mark_claims(record["answer"] or "", claim_list),
+            "review": self.review.form(record, request.query_params.get("review")) if self.review else None,
             "deciding": {  # passage index -> the numbers of the claims it decides
                 index: [n for n, claim in enumerate(claim_list, 1) if index in claim.get("passages", ())]
                 for index in range(len(record["passages"]))
             },
         }
-        return self._render(request, "detail.html", context)
+        return self.render(request, "detail.html", context)
 
-    def _render(self, request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:
+    def render(self, request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:
         return self.templates.TemplateResponse(request, name, context, status_code=status)
 
     # --- JSON ------------------------------------------------------------------------------
@@ -259,7 +265,7 @@ class PageRoutes:
         return JSONResponse(self.hotspots_data())
 
     # --- the token -------------------------------------------------------------------------
-    def _guard(self, handler: Handler, api: bool = False) -> Handler:
+    def guard(self, handler: Handler, api: bool = False) -> Handler:
         """`handler` behind the token, when one is set (a plain function: it runs in the thread pool)."""
 
         def guarded(request: Request) -> Response:
@@ -268,29 +274,33 @@ class PageRoutes:
             given = request.query_params.get("token")
             if given is not None and not api:
                 if not _same(given, self._token):
-                    return self._unauthorised(request, api)
+                    return self.unauthorised(request, api)
                 url = request.url.remove_query_params("token")  # the token leaves the address bar
                 response = RedirectResponse(url.path + (f"?{url.query}" if url.query else ""), 303)
                 response.set_cookie(COOKIE, self._cookie, httponly=True, samesite="strict", path="/")
                 return response
-            if self._authorised(request):
+            if self.authorised(request):
                 return handler(request)
-            return self._unauthorised(request, api)
+            return self.unauthorised(request, api)
 
         return guarded
 
-    def _authorised(self, request: Request) -> bool:
+    @property
+    def token_required(self) -> bool:
+        return self._token is not None
+
+    def authorised(self, request: Request) -> bool:
         assert self._token is not None
         scheme, _, value = request.headers.get("authorization", "").partition(" ")
         if scheme.lower() == "bearer" and _same(value.strip(), self._token):
             return True
         return _same(request.cookies.get(COOKIE, ""), self._cookie)
 
-    def _unauthorised(self, request: Request, api: bool) -> Response:
+    def unauthorised(self, request: Request, api: bool) -> Response:
         headers = {"WWW-Authenticate": 'Bearer realm="ragpulse"'}
         if api:
             return JSONResponse({"error": "a bearer token is required (page.token)"}, 401, headers=headers)
-        response = self._render(request, "unauthorised.html", {}, 401)
+        response = self.render(request, "unauthorised.html", {}, 401)
         response.headers.update(headers)
         return response
 

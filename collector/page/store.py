@@ -24,6 +24,8 @@ from pathlib import Path
 
 from collector.page.metrics import STORE_EVICTED
 from collector.page.stored import StoredEvaluation, StoredPassage, contradicted_passages
+from collector.review import corrections
+from collector.review.corrections import Correction
 from evaluators.result import reason_holds_texts
 
 __all__ = ["Store", "StoredEvaluation", "StoredPassage", "contradicted_passages"]  # the shapes, here too
@@ -58,7 +60,7 @@ CREATE INDEX IF NOT EXISTS evaluations_time ON evaluations (evaluated_at);
 CREATE INDEX IF NOT EXISTS evaluations_metric_time ON evaluations (metric, evaluated_at);
 """
 # Added after the first release: a store file written by an older ragpulse gains them, empty.
-_LATER_COLUMNS = {
+_LATER_COLUMNS: dict[str, dict[str, str]] = {"records": {
     "service_version": "TEXT NOT NULL DEFAULT ''",
     "prompt_version": "TEXT NOT NULL DEFAULT ''",
     "conversation_id": "TEXT NOT NULL DEFAULT ''",
@@ -68,7 +70,7 @@ _LATER_COLUMNS = {
     "baseline_output": "TEXT",
     "reference_contexts": "TEXT",  # a JSON list
     "reference_context_ids": "TEXT",  # a JSON list
-}
+}, "evaluations": {"offline_outcome": "TEXT"}}  # fmt: skip
 
 _UPSERT_RECORD = """
 INSERT INTO records (trace_id, span_id, service, route, model, service_version, prompt_version, question,
@@ -99,8 +101,8 @@ ON CONFLICT (record_id, rank) DO UPDATE SET
 _UPSERT_EVALUATION = """
 INSERT OR REPLACE INTO evaluations (record_id, metric, outcome, score, threshold, lower_is_better,
     reason, cause, judge, judge_model, duration_s, tokens, cost_usd, verdicts, verdicts_truncated,
-    evaluated_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
+    evaluated_at, offline_outcome)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
 
 
 class Store:
@@ -124,15 +126,16 @@ class Store:
         if path is not None:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        self._db.executescript(_SCHEMA + corrections.SCHEMA)
         self._add_missing_columns()
         self._db.execute("CREATE INDEX IF NOT EXISTS records_conversation ON records (conversation_id)")
 
     def _add_missing_columns(self) -> None:
-        present = {row[1] for row in self._db.execute("PRAGMA table_info(records)")}
-        for column, declaration in _LATER_COLUMNS.items():
-            if column not in present:
-                self._db.execute(f"ALTER TABLE records ADD COLUMN {column} {declaration}")
+        for table, columns in _LATER_COLUMNS.items():
+            present = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+            for column, declaration in columns.items():
+                if column not in present:
+                    self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
 
     def _connect(self) -> sqlite3.Connection:
         connection = sqlite3.connect(
@@ -242,8 +245,14 @@ class Store:
                 json.dumps(verdicts, ensure_ascii=False),
                 int(item.verdicts_truncated),
                 float(item.evaluated_at),
+                item.offline_outcome,
             ),
         )
+
+    def write_corrections(self, items: Sequence[Correction]) -> None:
+        """Upsert reviewers' corrections in one transaction (the writer thread only)."""
+        with self._transaction():
+            corrections.write(self._db, items, self.hide_texts)
 
     # --- bounds ------------------------------------------------------------------------------
     def used_bytes(self, db: sqlite3.Connection | None = None) -> int:

@@ -53,6 +53,7 @@ class StoredEvaluation:
     baseline_output: str | None = None
     reference_contexts: tuple[str, ...] = ()
     reference_context_ids: tuple[str, ...] = ()
+    offline_outcome: str | None = None  # the cascade's offline outcome, when the LLM judge re-scored it
 
 
 def contradicted_passages(verdicts: Sequence[dict[str, Any]]) -> set[int]:

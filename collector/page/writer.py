@@ -12,11 +12,12 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from collector.logs import RateLimitedLog
 from collector.page.metrics import STORE_DROPPED
 from collector.page.store import Store, StoredEvaluation
+from collector.review.corrections import Correction
 
 logger = logging.getLogger(__name__)
 
@@ -33,12 +34,15 @@ class _Stop:
     pass
 
 
-_Item = list[StoredEvaluation] | _Flush | _Stop
+_Item = list[StoredEvaluation | Correction] | _Flush | _Stop
 
 
 class StoreWriter:
-    def __init__(self, store: Store, max_queued: int = 10_000) -> None:
-        self.store, self.max_queued = store, max_queued
+    def __init__(
+        self, store: Store, max_queued: int = 10_000, on_corrected: Callable[[], None] | None = None
+    ) -> None:
+        """`on_corrected`: called on this thread after reviewers' corrections are written (the refit)."""
+        self.store, self.max_queued, self.on_corrected = store, max_queued, on_corrected
         self._queue: queue.Queue[_Item] = queue.Queue(maxsize=max_queued)
         self._refused = RateLimitedLog(interval_s=30.0)
         self._closed = False
@@ -53,7 +57,7 @@ class StoreWriter:
     def alive(self) -> bool:
         return self._thread.is_alive()
 
-    def submit(self, batch: Sequence[StoredEvaluation]) -> bool:
+    def submit(self, batch: Sequence[StoredEvaluation | Correction]) -> bool:
         """Queue `batch` without waiting; False (and counted) when the queue is full."""
         if self._closed or not batch:
             return not batch
@@ -64,7 +68,7 @@ class StoreWriter:
             STORE_DROPPED.labels("queue_full").inc(len(batch))
             return False
 
-    def submit_waiting(self, batch: Sequence[StoredEvaluation], stop: threading.Event) -> bool:
+    def submit_waiting(self, batch: Sequence[StoredEvaluation | Correction], stop: threading.Event) -> bool:
         """Queue `batch`, waiting for room until `stop` is set (a reader that can wait, unlike the
         pipeline: what it reads stays on the topic)."""
         while not self._closed and not stop.is_set():
@@ -113,7 +117,8 @@ class StoreWriter:
                 except queue.Empty:
                     break
             rows = [row for item in items if isinstance(item, list) for row in item]
-            self._write(rows)
+            self._write([row for row in rows if isinstance(row, StoredEvaluation)])
+            self._correct([row for row in rows if isinstance(row, Correction)])
             if rows or time.monotonic() - last_bounds >= _BOUNDS_EVERY_S:  # the cap holds after each write
                 last_bounds = time.monotonic()
                 self._enforce_bounds()
@@ -139,6 +144,19 @@ class StoreWriter:
                 getattr(row, "trace_id", "?"),
                 getattr(row, "metric", "?"),
                 error,
+            )
+
+    def _correct(self, corrections: list[Correction]) -> None:
+        if not corrections:
+            return
+        try:
+            self.store.write_corrections(corrections)
+            if self.on_corrected is not None:
+                self.on_corrected()
+        except Exception as exc:  # count it, keep the thread (and the page)
+            STORE_DROPPED.labels("write_error").inc(len(corrections))
+            self._refused.log(
+                logger, exc, "the page's store refused %d corrections: %r", len(corrections), exc
             )
 
     def _enforce_bounds(self) -> None:

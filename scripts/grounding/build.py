@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from scripts.grounding import train as trainer
+from scripts.grounding.corrected import corrected_examples
 from scripts.grounding.metrics import auroc, balanced_accuracy, best_threshold, ece
 from scripts.grounding.pairs import synthetic_examples
 from scripts.grounding.sources import MANIFEST, Example, load, verify
@@ -108,10 +109,17 @@ def main() -> None:
     ap.add_argument("--synthetic", type=int, default=12000)
     ap.add_argument("--epochs", type=float, default=1.0)
     ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument(
+        "--corrected",
+        type=Path,
+        action="append",
+        default=[],
+        help="a `ragpulse export-cases --corrected` file: the reviewers' claim verdicts (repeatable)",
+    )
     args = ap.parse_args()
     if problems := verify(args.data, MANIFEST):
         sys.exit("the data folder does not match the manifest:\n  " + "\n  ".join(problems))
-    examples = load(args.data) + synthetic_examples(args.synthetic)
+    examples = load(args.data) + corrected_examples(args.corrected) + synthetic_examples(args.synthetic)
     meta = build(
         examples, args.out, base=base_model(), seed=args.seed, epochs=args.epochs, synthetic=args.synthetic
     )

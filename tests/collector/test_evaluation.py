@@ -95,6 +95,9 @@ async def test_cascade_sends_only_doubtful_scores_to_the_llm_judge() -> None:
         evaluations, _ = await everything.evaluate(_record(3), ["faithfulness", "answer_relevancy"])
         judges = {e.metric: e.judge for e in evaluations}
         assert judges == {"faithfulness": "openai", "answer_relevancy": "offline"}
+        # What the offline judge said stays beside the LLM judge's outcome (the review queue compares them).
+        offline_said = {e.metric: e.offline_outcome for e in evaluations}
+        assert offline_said == {"faithfulness": Outcome.PASSED, "answer_relevancy": None}
         assert _value(CASCADE, "escalated") == escalated_before + 1
         assert server.chat_requests
 

@@ -228,10 +228,11 @@ def test_hide_texts_exports_ids_scores_and_labels_and_eval_marks_them_unmeasured
     assert (case["input"], case["actual_output"], case["retrieval_context"]) == (None, None, None)
     faith = case["metadata"]["metrics"]["faithfulness"]
     assert faith["score"] == 0.5 and faith["reason"] is None
-    assert faith["verdicts"] == [
+    assert [{k: v for k, v in verdict.items() if k != "confidence"} for verdict in faith["verdicts"]] == [
         {"kind": "claim", "verdict": "supported", "passages": [0]},
         {"kind": "claim", "verdict": "contradicted", "passages": [1]},
     ]
+    assert all(0.5 <= verdict["confidence"] <= 1 for verdict in faith["verdicts"])  # the judge's own
     (result,) = evaluate(load_cases(out), [create_metric("faithfulness")], OfflineJudge()).cases[0].results
     assert result.outcome is Outcome.UNMEASURED
 

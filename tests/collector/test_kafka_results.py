@@ -103,6 +103,7 @@ def test_one_json_record_per_metric_keyed_by_trace_id(kafka_bootstrap: str, topi
         "lower_is_better": False,
         "judge": "offline",
         "judge_model": "wordllama",
+        "offline_outcome": None,
         "tokens": 0,
         "cost_usd": 0.0,
         "duration_s": 0.01,

@@ -14,7 +14,7 @@ from collector.page.app import Page
 from collector.page.config import PageConfig
 from collector.page.metrics import RESULTS_READ
 from collector.page.queries import detail
-from collector.page.results_reader import stored_from_document
+from collector.page.results_reader import from_message
 from tests.page.factories import faithfulness, make_record, relevancy
 
 
@@ -156,15 +156,15 @@ def test_every_replica_reads_the_whole_topic(kafka_bootstrap: str, kafka_topic) 
 
 
 def test_lenient_parsing() -> None:
-    minimal = stored_from_document(
+    minimal = from_message(
         json.dumps({"trace_id": "t", "span_id": "s", "metric": "m", "outcome": "error"}).encode(),
         1_700_000_000_000,
     )
     assert minimal.score is None and minimal.evaluated_at == 1_700_000_000 and minimal.passages is None
     assert minimal.conversation_id == ""
-    turn = stored_from_document(json.dumps(document("t", conversation_id="chat-9")).encode(), 5_000)
+    turn = from_message(json.dumps(document("t", conversation_id="chat-9")).encode(), 5_000)
     assert turn.conversation_id == "chat-9"  # the conversation view works in the group view too
-    odd = stored_from_document(
+    odd = from_message(
         json.dumps(
             document(
                 "t",

@@ -14,6 +14,7 @@ from collector.metrics import CONSUMER_LAG, JUDGE_REQUESTS
 from collector.page.app import Page
 from collector.page.config import PageConfig
 from collector.page.pipeline_state import has_series
+from collector.review.config import ReviewConfig
 from collector.stages import Evaluation, Outcome
 from collector.status_server import StatusServer
 from tests.page.factories import faithfulness, make_record, relevancy
@@ -22,8 +23,10 @@ TOKEN = "s3cret-page-token"
 
 
 @contextlib.contextmanager
-def serve(config: PageConfig, hide_texts: bool = False) -> Iterator[tuple[str, Page]]:
-    page = Page(config, hide_texts=hide_texts)
+def serve(
+    config: PageConfig, hide_texts: bool = False, review: ReviewConfig | None = None
+) -> Iterator[tuple[str, Page]]:
+    page = Page(config, hide_texts=hide_texts, review=review)
     server = StatusServer("127.0.0.1", 0, ready=lambda: True, page=page)
     server.start()
     try:

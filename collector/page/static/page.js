@@ -39,7 +39,7 @@
   if (news && every > 0) setInterval(poll, every);
 
   // Keys on the list: / search, j/k move between rows (Enter opens), n/p next/previous page.
-  const table = document.getElementById("evaluations");
+  const table = document.querySelector("table.keyed");  // the evaluations list, the review queue
   if (!table) return;
   const typing = (el) => el && (el.isContentEditable || /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(el.tagName));
   document.addEventListener("keydown", (event) => {
