@@ -286,11 +286,9 @@ def labelled(db: sqlite3.Connection) -> list[Correction]:
     return [_row(row) for row in rows]
 
 
-def recent(db: sqlite3.Connection, since: float, limit: int) -> list[Correction]:
-    rows = db.execute(
-        "SELECT * FROM corrections WHERE corrected_at >= ? ORDER BY corrected_at DESC LIMIT ?", (since, limit)
-    )
-    return [_row(row) for row in rows]
+def count_since(db: sqlite3.Connection, since: float) -> int:
+    (count,) = db.execute("SELECT COUNT(*) FROM corrections WHERE corrected_at >= ?", (since,)).fetchone()
+    return int(count)
 
 
 def corrected_keys(db: sqlite3.Connection, keys: Sequence[tuple[str, str, str]]) -> set[tuple[str, str, str]]:

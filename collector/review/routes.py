@@ -65,11 +65,11 @@ class ReviewRoutes:
         with self.page.store.reader() as db:
             rows = queue.pick(db, now - WINDOW_S, filters, self.config.queue_size, self.config.random_share)
             choices = queries.choices(db, now - WINDOW_S)
-            recent = corrections.recent(db, now - WINDOW_S, 1000)
+            corrected_today = corrections.count_since(db, now - WINDOW_S)
         return {
             "queue": rows,
             "choices": choices,
-            "corrected_today": len(recent),
+            "corrected_today": corrected_today,
             "fits": [dataclasses.asdict(f) for f in self.thresholds.fits],
             "min_corrections": self.config.min_corrections,
         }
@@ -109,8 +109,6 @@ class ReviewRoutes:
     async def correct_api(self, request: Request) -> Response:
         if self.page.token_required and not self.page.authorised(request):
             return self.page.unauthorised(request, api=True)
-        if not self.config.enabled:
-            return JSONResponse({"error": "review is disabled (review.enabled)"}, 404)
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
             return JSONResponse({"error": "send the correction as application/json"}, 415)
         try:
