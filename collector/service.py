@@ -49,6 +49,7 @@ from collector.status_server import StatusServer
 from collector.summary import log_summaries
 from collector.teardown import cancelled
 from collector.unreadable import UnreadableTraces
+from evaluators.metrics.registry import create_metric
 
 logger = logging.getLogger(__name__)
 
@@ -81,8 +82,11 @@ def build(settings: Settings, evaluate: bool = True, replay: tuple[int, int] | N
     )
     receivers += [feedback_topic] if feedback_topic is not None else []
     # Pass thresholds refitted on reviewers' corrections: the page fits them, the evaluator applies them.
-    thresholds = FittedThresholds(LabelPolicy(settings.labels.services, settings.labels.max_values),
-                                  settings.review.scope)  # fmt: skip
+    thresholds = FittedThresholds(
+        LabelPolicy(settings.labels.services, settings.labels.max_values),
+        settings.review.scope,
+        lambda metric: configured_threshold(settings, metric),
+    )
     page = build_page(settings, thresholds) if evaluate else None
     tally = ReplayTally() if replay is not None and evaluate else None
     workers = settings.evaluation.workers
@@ -170,6 +174,16 @@ def recently_evaluated(settings: Settings) -> list[tuple[str, str]]:
     keys = recent_results(settings.results, settings.evaluation.dedup_window_s)
     logger.info("duplicate filter seeded with %d recent results", len(keys))
     return keys
+
+
+def configured_threshold(settings: Settings, metric: str) -> float | None:
+    """A metric's pass threshold as the settings make it (None for a name that is no metric)."""
+    try:
+        options = settings.metrics.options.get(metric, {})
+        built = create_metric(metric, custom=settings.custom_metrics, **options)
+    except (ValueError, TypeError, KeyError):
+        return None
+    return float(built.effective_threshold)
 
 
 def build_page(settings: Settings, thresholds: FittedThresholds | None = None) -> Page | None:

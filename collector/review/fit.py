@@ -22,7 +22,7 @@ import bisect
 import itertools
 import sqlite3
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from collector.labels import LabelPolicy
@@ -142,14 +142,24 @@ def refit(db: sqlite3.Connection, thresholds: FittedThresholds, config: ReviewCo
 class FittedThresholds:
     """The fits in force, read on the evaluation path, replaced whole by `update` (no lock needed)."""
 
-    def __init__(self, services: LabelPolicy | None = None, scope: str = "service") -> None:
+    def __init__(
+        self,
+        services: LabelPolicy | None = None,
+        scope: str = "service",
+        configured: Callable[[str], float | None] | None = None,
+    ) -> None:
+        """`configured`: a metric's threshold as the settings give it (so a fit made at start, before
+        anything was scored, compares with the right one); else the one seen on its results."""
         self._services, self._scope = services or LabelPolicy(), scope
+        self._settings_threshold = configured
         self._in_force: dict[tuple[str, str, str], float] = {}
         self._configured: dict[tuple[str, str], float] = {}  # (metric, judge) -> the metric's threshold
         self.fits: tuple[Fit, ...] = ()
 
     def shipped(self, metric: str, judge: str) -> float | None:
-        """The threshold the metric was configured with, once it has been scored here."""
+        """The threshold the metric is configured with: from the settings, else as scored here."""
+        if self._settings_threshold is not None and (found := self._settings_threshold(metric)) is not None:
+            return found
         return self._configured.get((metric, judge))
 
     def update(self, fits: Iterable[Fit]) -> None:

@@ -66,7 +66,10 @@ def test_a_reviewer_corrects_five_verdicts_from_the_queue_and_the_thresholds_ref
             tab.keyboard.press("s")
             status = tab.locator("#review-status")
             expect(status).to_contain_text("Saved.")
-            expect(status).to_contain_text(f"refitted on {n + 1} corrections (held out)")
+            # Fitted per metric: this metric's corrections so far.
+            done = sum(m == metric for _, m in reviewed)
+            expect(status).to_contain_text(f"{metric} (demo-rag-app, offline)")
+            expect(status).to_contain_text(f"refitted on {done} corrections (held out)")
             if n == CORRECTIONS - 1:
                 screenshot(tab, "review-saved")
             tab.keyboard.press("q")

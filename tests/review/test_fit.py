@@ -6,7 +6,10 @@ import random
 
 import pytest
 
-from collector.review.fit import Labelled, best_threshold, fit, passes
+from collector.page.store import Store
+from collector.review.config import ReviewConfig
+from collector.review.corrections import Correction
+from collector.review.fit import FittedThresholds, Labelled, best_threshold, fit, passes, refit
 
 
 @pytest.mark.parametrize("lower_is_better", [False, True])
@@ -39,3 +42,19 @@ def test_a_fit_that_does_not_beat_the_shipped_threshold_is_not_applied() -> None
     items = [Labelled(s, s >= 0.7, 0.7) for s in (0.1, 0.5, 0.69, 0.7, 0.9, 0.95)]
     found = fit("shop", "faithfulness", "offline", items, min_corrections=2)
     assert found.agreement_shipped == 1.0 and not found.applied and found.in_force == 0.7
+
+
+def test_after_a_restart_the_shipped_threshold_is_the_configured_one() -> None:
+    # Corrections made while a fitted 0.55 was in force: a refit at start still compares with 0.7.
+    store = Store()
+    store.write_corrections(
+        [
+            Correction(f"t{i}", "s", "faithfulness", "Ana", float(i), right, (), None, "shop", "offline",
+                       "passed" if score >= 0.55 else "failed", score, 0.55)
+            for i, (score, right) in enumerate(((0.3, True), (0.6, True), (0.65, True), (0.9, True)))
+        ]
+    )  # fmt: skip
+    thresholds = FittedThresholds(configured=lambda metric: 0.7 if metric == "faithfulness" else None)
+    with store.reader() as db:
+        (found,) = refit(db, thresholds, ReviewConfig(min_corrections=2))
+    assert found.shipped == 0.7 and found.agreement_shipped == 0.5 and found.applied
