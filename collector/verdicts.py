@@ -14,6 +14,7 @@ judge does, an LLM judge does not).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,6 +33,14 @@ class VerdictLimits(BaseModel):
     max_items: int = Field(50, ge=0, description="Verdicts per evaluation; the rest are counted, not sent.")
     max_item_chars: int = Field(300, ge=0, description="Longer claims and statements are cut.")
     max_reason_chars: int = Field(200, ge=0, description="Longer verdict reasons are cut.")
+
+
+def json_number(value: Any) -> float | None:
+    """A number read back from a JSON document (a result, a verdict, a correction): finite, and never
+    a bool (JSON's true is no score)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
 
 
 def verdict_documents(

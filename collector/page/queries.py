@@ -117,7 +117,7 @@ class Filters:
         return kept
 
 
-def _where(filters: Filters, now: float, after: float | None = None) -> tuple[str, list[object]]:
+def condition(filters: Filters, now: float, after: float | None = None) -> tuple[str, list[object]]:
     """The SQL condition of `filters` (at `now`), only what was evaluated after `after` if given: one
     time range, so the time index bounds the scan."""
     until = filters.until if filters.until is not None else now
@@ -177,7 +177,7 @@ def _order(filters: Filters) -> str:
 
 def evaluations(db: sqlite3.Connection, filters: Filters, now: float) -> list[dict[str, Any]]:
     """One page of the evaluations matching `filters`, in the order they ask for (newest first)."""
-    where, args = _where(filters, now)
+    where, args = condition(filters, now)
     rows = db.execute(
         f"""SELECT r.trace_id, r.span_id, r.service, r.route, r.model, r.service_version, r.prompt_version,
                    r.question, r.conversation_id, e.metric, e.outcome,
@@ -190,13 +190,13 @@ def evaluations(db: sqlite3.Connection, filters: Filters, now: float) -> list[di
 
 def matching(db: sqlite3.Connection, filters: Filters, now: float) -> int:
     """How many evaluations match `filters` (all pages)."""
-    where, args = _where(filters, now)
+    where, args = condition(filters, now)
     return int(db.execute(f"SELECT COUNT(*) {JOIN} WHERE {where}", args).fetchone()[0])
 
 
 def newer(db: sqlite3.Connection, filters: Filters, since: float, now: float) -> int:
     """Evaluations matching `filters` that arrived after `since` (the moment the list was read)."""
-    where, args = _where(replace(filters, until=None), now, after=since)
+    where, args = condition(replace(filters, until=None), now, after=since)
     return int(db.execute(f"SELECT COUNT(*) {JOIN} WHERE {where}", args).fetchone()[0])
 
 

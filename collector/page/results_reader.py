@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import threading
 import time
 from datetime import datetime
@@ -31,6 +30,7 @@ from collector.page.store import StoredEvaluation, StoredPassage
 from collector.page.writer import StoreWriter
 from collector.review import corrections
 from collector.review.corrections import Correction
+from collector.verdicts import json_number
 
 logger = logging.getLogger(__name__)
 
@@ -46,12 +46,6 @@ def _texts(value: Any) -> tuple[str, ...]:
     return tuple(item for item in value if isinstance(item, str)) if isinstance(value, list) else ()
 
 
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) if math.isfinite(value) else None
-
-
 def _verdict(value: Any) -> dict[str, Any] | None:
     if not isinstance(value, dict) or not isinstance(value.get("verdict"), str):
         return None
@@ -63,7 +57,7 @@ def _verdict(value: Any) -> dict[str, Any] | None:
     for key in ("item", "reason"):
         if isinstance(value.get(key), str):
             verdict[key] = value[key]
-    if (confidence := _number(value.get("confidence"))) is not None:
+    if (confidence := json_number(value.get("confidence"))) is not None:
         verdict["confidence"] = confidence
     return verdict
 
@@ -74,7 +68,7 @@ def _passage(value: Any) -> StoredPassage | None:
     relevance = value.get("relevance")
     return StoredPassage(
         str(value["id"]),
-        _number(value.get("score")),
+        json_number(value.get("score")),
         _text(value.get("text")),
         relevance if relevance in ("relevant", "irrelevant") else None,
     )
@@ -119,19 +113,19 @@ def stored_from_document(document: dict[str, Any], timestamp_ms: int) -> StoredE
         span_id=document["span_id"],
         metric=document["metric"],
         outcome=document["outcome"],
-        score=_number(document.get("score")),
+        score=json_number(document.get("score")),
         evaluated_at=_timestamp(document.get("evaluated_at"), timestamp_ms / 1000),
-        threshold=_number(document.get("threshold")),
+        threshold=json_number(document.get("threshold")),
         lower_is_better=document.get("lower_is_better") is True,
         reason=_text(document.get("reason")),
         cause=_text(document.get("cause")),
         judge=_text(document.get("judge")) or "",
         judge_model=_text(document.get("judge_model")) or "",
-        duration_s=_number(document.get("duration_s")) or 0.0,
-        tokens=int(_number(document.get("tokens")) or 0),
-        cost_usd=_number(document.get("cost_usd")) or 0.0,
+        duration_s=json_number(document.get("duration_s")) or 0.0,
+        tokens=int(json_number(document.get("tokens")) or 0),
+        cost_usd=json_number(document.get("cost_usd")) or 0.0,
         verdicts=tuple(v for v in verdicts if v is not None),
-        verdicts_truncated=int(_number(document.get("verdicts_truncated")) or 0),
+        verdicts_truncated=int(json_number(document.get("verdicts_truncated")) or 0),
         service=_text(document.get("service")) or "",
         route=_text(document.get("route")) or "",
         model=_text(document.get("model")) or "",

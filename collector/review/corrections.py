@@ -16,11 +16,12 @@ every replica's page (`page.read_results_topic`) and `ragpulse export-cases` see
 from __future__ import annotations
 
 import json
-import math
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
+
+from collector.verdicts import json_number
 
 DOCUMENT_TYPE = "correction"
 CLAIM_VERDICTS = ("supported", "contradicted", "not_found")  # the page shows "not stated" for not_found
@@ -146,8 +147,8 @@ def from_request(
         service=str(evaluation.get("service") or ""),
         judge=str(evaluation.get("judge") or ""),
         outcome=str(evaluation.get("outcome") or ""),
-        score=_number(evaluation.get("score")),
-        threshold=_number(evaluation.get("threshold")),
+        score=json_number(evaluation.get("score")),
+        threshold=json_number(evaluation.get("threshold")),
         lower_is_better=bool(evaluation.get("lower_is_better")),
     )
 
@@ -180,7 +181,7 @@ def from_document(value: dict[str, Any]) -> Correction:
     trace_id, span_id, metric, reviewer = (k if isinstance(k, str) else "" for k in keys)
     if not (trace_id and span_id and metric and reviewer):
         raise ValueError("trace_id, span_id, metric or reviewer missing")
-    corrected_at = _number(value.get("corrected_at"))
+    corrected_at = json_number(value.get("corrected_at"))
     if corrected_at is None:
         raise ValueError("corrected_at missing")
     right = value.get("outcome_right")
@@ -197,7 +198,7 @@ def from_document(value: dict[str, Any]) -> Correction:
                     claim["index"],
                     claim["verdict"],
                     str(claim.get("judge_verdict") or ""),
-                    _number(claim.get("confidence")),
+                    json_number(claim.get("confidence")),
                     text if isinstance(text, str) else None,
                 )
             )
@@ -214,8 +215,8 @@ def from_document(value: dict[str, Any]) -> Correction:
         service=str(value.get("service") or ""),
         judge=str(value.get("judge") or ""),
         outcome=str(value.get("outcome") or ""),
-        score=_number(value.get("score")),
-        threshold=_number(value.get("threshold")),
+        score=json_number(value.get("score")),
+        threshold=json_number(value.get("threshold")),
         lower_is_better=value.get("lower_is_better") is True,
     )
 
@@ -228,12 +229,6 @@ def _claim_document(claim: ClaimCorrection) -> dict[str, Any]:
         "confidence": claim.confidence,
         "claim": claim.claim,
     }
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return None
-    return float(value)
 
 
 # --- the store ---------------------------------------------------------------------------------
@@ -289,15 +284,3 @@ def labelled(db: sqlite3.Connection) -> list[Correction]:
 def count_since(db: sqlite3.Connection, since: float) -> int:
     (count,) = db.execute("SELECT COUNT(*) FROM corrections WHERE corrected_at >= ?", (since,)).fetchone()
     return int(count)
-
-
-def corrected_keys(db: sqlite3.Connection, keys: Sequence[tuple[str, str, str]]) -> set[tuple[str, str, str]]:
-    """Which of these (trace, span, metric) already have a correction."""
-    found: set[tuple[str, str, str]] = set()
-    for start in range(0, len(keys), 300):
-        chunk = keys[start : start + 300]
-        marks = " OR ".join("(trace_id = ? AND span_id = ? AND metric = ?)" for _ in chunk)
-        params = [part for key in chunk for part in key]
-        for row in db.execute(f"SELECT trace_id, span_id, metric FROM corrections WHERE {marks}", params):
-            found.add((row[0], row[1], row[2]))
-    return found

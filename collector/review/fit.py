@@ -133,7 +133,7 @@ def refit(db: sqlite3.Connection, thresholds: FittedThresholds, config: ReviewCo
         )
     fits = []
     for (service, metric, judge), items in sorted(groups.items()):
-        found = fit(service, metric, judge, items, config.min_corrections, thresholds.shipped(metric, judge))
+        found = fit(service, metric, judge, items, config.min_corrections, thresholds.shipped(metric))
         fits.append(found if config.fit_thresholds else replace(found, applied=False))
     thresholds.update(fits)
     return tuple(fits)
@@ -148,19 +148,16 @@ class FittedThresholds:
         scope: str = "service",
         configured: Callable[[str], float | None] | None = None,
     ) -> None:
-        """`configured`: a metric's threshold as the settings give it (so a fit made at start, before
-        anything was scored, compares with the right one); else the one seen on its results."""
+        """`configured`: a metric's threshold as the settings make it (a fit then compares with it even
+        after a restart, when corrections may have been scored with a fitted one); without it, or for
+        a name it does not know, the threshold most corrections were scored with."""
         self._services, self._scope = services or LabelPolicy(), scope
-        self._settings_threshold = configured
+        self._configured = configured or (lambda metric: None)
         self._in_force: dict[tuple[str, str, str], float] = {}
-        self._configured: dict[tuple[str, str], float] = {}  # (metric, judge) -> the metric's threshold
         self.fits: tuple[Fit, ...] = ()
 
-    def shipped(self, metric: str, judge: str) -> float | None:
-        """The threshold the metric is configured with: from the settings, else as scored here."""
-        if self._settings_threshold is not None and (found := self._settings_threshold(metric)) is not None:
-            return found
-        return self._configured.get((metric, judge))
+    def shipped(self, metric: str) -> float | None:
+        return self._configured(metric)
 
     def update(self, fits: Iterable[Fit]) -> None:
         self.fits = tuple(fits)
@@ -174,7 +171,6 @@ class FittedThresholds:
 
     def apply(self, service: str, judge: str, result: MetricResult) -> MetricResult:
         """`result` with the fitted threshold's outcome where a fit is in force for it."""
-        self._configured.setdefault((result.name, judge), result.threshold)
         scope = service if self._scope == "service" else ALL_SERVICES
         threshold = self._in_force.get((scope, result.name, judge))
         if (

@@ -14,8 +14,9 @@ import hashlib
 import json
 import math
 import sqlite3
-from dataclasses import dataclass
 from typing import Any
+
+from collector.page import queries
 
 CANDIDATES = 5000  # the newest evaluations looked at for one queue
 
@@ -23,24 +24,10 @@ _SELECT = """
 SELECT r.trace_id, r.span_id, r.service, r.route, r.service_version, r.question, e.metric, e.outcome,
     e.score, e.threshold, e.lower_is_better, e.judge, e.verdicts, e.evaluated_at, e.offline_outcome
 FROM evaluations e JOIN records r ON r.id = e.record_id
-WHERE e.evaluated_at >= ? AND e.outcome IN ('passed', 'failed') {filters}
+WHERE {condition} AND e.outcome IN ('passed', 'failed')
     AND NOT EXISTS (SELECT 1 FROM corrections c
                     WHERE c.trace_id = r.trace_id AND c.span_id = r.span_id AND c.metric = e.metric)
 ORDER BY e.evaluated_at DESC LIMIT ?"""
-
-
-@dataclass(frozen=True)
-class QueueFilters:
-    service: str = ""
-    metric: str = ""
-    version: str = ""  # the app's service.version
-
-    def params(self) -> dict[str, str]:
-        return {
-            k: v
-            for k, v in (("service", self.service), ("metric", self.metric), ("version", self.version))
-            if v
-        }
 
 
 def doubt(row: dict[str, Any]) -> tuple[tuple[int, float], str]:
@@ -70,16 +57,12 @@ def drawn(row: dict[str, Any], share: float) -> bool:
 
 
 def pick(
-    db: sqlite3.Connection, since: float, filters: QueueFilters, size: int, random_share: float
+    db: sqlite3.Connection, filters: queries.Filters, now: float, size: int, random_share: float
 ) -> list[dict[str, Any]]:
-    """The queue: disagreements, then the most doubted, with `random_share` of `size` drawn at random."""
-    where, args = "", list[object]([since])
-    for column, value in (("r.service", filters.service), ("e.metric", filters.metric),
-                          ("r.service_version", filters.version)):  # fmt: skip
-        if value:
-            where += f" AND {column} = ?"
-            args.append(value)
-    rows = [dict(row) for row in db.execute(_SELECT.format(filters=where), [*args, CANDIDATES])]
+    """The queue: disagreements, then the most doubted, with `random_share` of `size` drawn at random,
+    among the evaluations `filters` select (the evaluations list's own filters and window)."""
+    condition, args = queries.condition(filters, now)
+    rows = [dict(row) for row in db.execute(_SELECT.format(condition=condition), [*args, CANDIDATES])]
     random_quota = math.ceil(size * random_share) if random_share > 0 else 0
     drawn_rows = [row for row in rows if drawn(row, random_share)][:random_quota]
     taken = {id(row) for row in drawn_rows}

@@ -34,7 +34,8 @@ from collector.review.metrics import CORRECTIONS
 if TYPE_CHECKING:
     from collector.page.routes import PageRoutes
 
-WINDOW_S = 24 * 3600.0  # the queue looks at the last day's evaluations
+WINDOW = "24h"  # the queue looks at the last day's evaluations
+WINDOW_S = queries.WINDOWS[WINDOW]
 CLAIM_WORDS = {"supported": "supported", "contradicted": "contradicted", "not_found": "not stated"}
 
 
@@ -60,10 +61,10 @@ class ReviewRoutes:
         ]
 
     # --- the queue -------------------------------------------------------------------------
-    def queue_data(self, filters: queue.QueueFilters) -> dict[str, Any]:
+    def queue_data(self, filters: queries.Filters) -> dict[str, Any]:
         now = self._clock()
         with self.page.store.reader() as db:
-            rows = queue.pick(db, now - WINDOW_S, filters, self.config.queue_size, self.config.random_share)
+            rows = queue.pick(db, filters, now, self.config.queue_size, self.config.random_share)
             choices = queries.choices(db, now - WINDOW_S)
             corrected_today = corrections.count_since(db, now - WINDOW_S)
         return {
@@ -149,6 +150,6 @@ class ReviewRoutes:
         )
 
 
-def _filters(request: Request) -> queue.QueueFilters:
-    params = request.query_params
-    return queue.QueueFilters(params.get("service", ""), params.get("metric", ""), params.get("version", ""))
+def _filters(request: Request) -> queries.Filters:
+    """The evaluations list's filters (service, metric, version, ...) over the last day."""
+    return dataclasses.replace(queries.Filters.parse(request.query_params), window=WINDOW)
