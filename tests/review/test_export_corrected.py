@@ -23,6 +23,7 @@ from collector.stages import Evaluation
 from collector.verdicts import VerdictLimits
 from evaluators.offline.sentences import sentences
 from scripts.grounding.corrected import corrected_examples, examples
+from tests.collector.test_export_cases import export, lines
 from tests.page.factories import PASSAGES, QUESTION, faithfulness, make_record, relevancy
 from tests.page.test_routes import serve
 
@@ -98,24 +99,14 @@ def reviewed(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     return path, {name: f"{r.trace_id}:{r.anchor_span_id}" for name, r in records.items()}
 
 
-def _export(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str]]:
-    capsys.readouterr()
-    code = main(["export-cases", *args])
-    return code, capsys.readouterr().err.splitlines()
-
-
-def _lines(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
-
-
 def test_corrected_cases_carry_the_reviewers_labels_and_eval_measures_both_judges_against_them(
     reviewed: tuple[Path, dict[str, str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     store_path, ids = reviewed
     out = tmp_path / "reviewed.jsonl"
-    code, err = _export(capsys, "--store", str(store_path), "--corrected", "--since", "1d", "--out", str(out))
+    code, err = export(capsys, "--store", str(store_path), "--corrected", "--since", "1d", "--out", str(out))
     assert code == 0 and err == [f"ragpulse export-cases: wrote 3 corrected cases to {out}"]
-    cases = {case["id"]: case for case in _lines(out)}
+    cases = {case["id"]: case for case in lines(out)}
     # not the one corrected two days ago, nor the unreviewed one
     assert set(cases) == {ids["wrong"], ids["right"], ids["claims_only"]}
     right, wrong, claims_only = cases[ids["right"]], cases[ids["wrong"]], cases[ids["claims_only"]]
@@ -135,18 +126,18 @@ def test_corrected_cases_carry_the_reviewers_labels_and_eval_measures_both_judge
     )  # all outcomes, not failed only
 
     # The labels travel in every export, --corrected or not.
-    code, _ = _export(
+    code, _ = export(
         capsys, "--store", str(store_path), "--since", "1d", "--out", str(tmp_path / "failed.jsonl")
     )
-    failed = _lines(tmp_path / "failed.jsonl")
+    failed = lines(tmp_path / "failed.jsonl")
     assert code == 0 and len(failed) == 4
     assert sum("human" in c["metadata"]["metrics"]["faithfulness"] for c in failed) == 3
     # --metric narrows to the corrections of that metric; --since to corrections made since.
-    code, err = _export(
+    code, err = export(
         capsys, "--store", str(store_path), "--corrected", "--metric", "answer_relevancy", "--since", "1d"
     )
     assert code == 0 and err[-1].endswith("wrote 1 corrected cases to stdout")
-    code, err = _export(capsys, "--store", str(store_path), "--corrected", "--since", "3d")
+    code, err = export(capsys, "--store", str(store_path), "--corrected", "--since", "3d")
     assert code == 0 and err[-1].endswith("wrote 4 corrected cases to stdout")
 
     # `ragpulse eval` re-judges with the offline judge and measures both judges against the reviewers.
@@ -189,13 +180,13 @@ def test_a_store_from_before_corrections_exports_none_with_a_note(
     store.close()
     with sqlite3.connect(path) as db:
         db.execute("DROP TABLE corrections")  # as a store file written by an older ragpulse
-    code, err = _export(capsys, "--store", str(path), "--corrected")
+    code, err = export(capsys, "--store", str(path), "--corrected")
     assert code == 0 and capsys.readouterr().out == ""
     assert err == [
         f"ragpulse export-cases: {path} holds no corrections (written before reviewers could correct)",
         "ragpulse export-cases: wrote 0 corrected cases to stdout",
     ]
-    code, err = _export(capsys, "--store", str(path))  # the failures still export
+    code, err = export(capsys, "--store", str(path))  # the failures still export
     assert code == 0 and err[-1].endswith("wrote 1 failed cases to stdout")
 
 
@@ -204,7 +195,7 @@ def test_the_grounding_training_reads_the_reviewers_claims(
 ) -> None:
     store_path, ids = reviewed
     out = tmp_path / "reviewed.jsonl"
-    assert _export(capsys, "--store", str(store_path), "--corrected", "--out", str(out))[0] == 0
+    assert export(capsys, "--store", str(store_path), "--corrected", "--out", str(out))[0] == 0
     textless = {  # a case exported from a sidecar with hide_texts: no passages to ground claims in
         "id": "t:s",
         "input": None,
@@ -214,8 +205,8 @@ def test_the_grounding_training_reads_the_reviewers_claims(
             "metrics": {"faithfulness": {"human": {"claims": [{"index": 0, "verdict": "supported"}]}}}
         },
     }
-    with out.open("a", encoding="utf-8") as lines:
-        lines.write(json.dumps(textless) + "\n")
+    with out.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(textless) + "\n")
     found = list(examples(out))  # the textless case yields none
     assert sorted((e.item, e.claim, e.label) for e in found) == sorted(
         [
@@ -239,9 +230,9 @@ def test_the_page_api_and_the_results_topic_export_the_corrections_too(
 ) -> None:
     store_path, ids = reviewed
     with serve(PageConfig(store_path=store_path)) as (base, _page):
-        code, err = _export(capsys, "--url", base, "--corrected", "--out", str(tmp_path / "api.jsonl"))
+        code, err = export(capsys, "--url", base, "--corrected", "--out", str(tmp_path / "api.jsonl"))
     assert code == 0, err
-    from_api = {case["id"]: case for case in _lines(tmp_path / "api.jsonl")}
+    from_api = {case["id"]: case for case in lines(tmp_path / "api.jsonl")}
     assert set(from_api) == {ids["wrong"], ids["right"], ids["claims_only"]}
     assert from_api[ids["right"]]["metadata"]["metrics"]["faithfulness"]["human"]["outcome"] == "passed"
 
@@ -255,7 +246,7 @@ def test_the_page_api_and_the_results_topic_export_the_corrections_too(
     assert exporter.force_flush(10)
     exporter.shutdown()
     out = tmp_path / "topic.jsonl"
-    code, err = _export(
+    code, err = export(
         capsys,
         "--kafka-bootstrap",
         kafka_bootstrap,
@@ -268,7 +259,7 @@ def test_the_page_api_and_the_results_topic_export_the_corrections_too(
         str(out),
     )
     assert code == 0 and err == [f"ragpulse export-cases: wrote 1 corrected cases to {out}"]
-    (case,) = _lines(out)
+    (case,) = lines(out)
     assert case["id"] == f"{corrected.trace_id}:{corrected.anchor_span_id}"
     human = case["metadata"]["metrics"]["faithfulness"]["human"]
     assert human["outcome"] == "passed" and human["claims"][0]["claim"] == TRUE_HEIGHT
