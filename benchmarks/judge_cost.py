@@ -175,6 +175,22 @@ async def measure_usage(
         return len(ok) / n, sum(prompt_tokens(r.body) for r in ok) / n, completion / n
 
 
+async def row(
+    label: str,
+    metrics: list[Metric],
+    cases: list[TestCase],
+    width: int,
+    note: str = "",
+    *,
+    end: int = 33,
+    script: JudgeScript | None = None,
+) -> None:
+    """One line of a table: `label` in `width` columns, calls/case right-aligned to column `end` (under
+    its header), tokens/case, then `note`."""
+    calls, tokens = await measure(metrics, cases, json_schema=True, script=script)
+    print(f"{label:<{width}}{calls:>{end - width}.1f}{tokens:>13.0f}" + (f"   {note}" if note else ""))
+
+
 def ratio(ours: float, theirs: float) -> str:
     return f"{ours / theirs:.2f}x"
 
@@ -194,34 +210,49 @@ async def main() -> None:
             f"{ratio(calls, ragas[0]):>6} {ratio(tokens, ragas[1]):>6}"
             f"          {ratio(calls, deepeval[0]):>6} {ratio(tokens, deepeval[1]):>6}"
         )
-    calls, tokens = await measure([create_metric(name) for name in RANKING], cases, json_schema=True)
-    print(f"{'retrieval ranking (6)':<22}{calls:>11.1f}{tokens:>13.0f}   (arithmetic over reference ids)")
+    await row(
+        "retrieval ranking (6)",
+        [create_metric(n) for n in RANKING],
+        cases,
+        22,
+        "(arithmetic over reference ids)",
+    )
     conversations = [make_conversation(i, topic) for i, topic in enumerate(TOPICS)]
     for name in CONVERSATIONAL:
-        calls, tokens = await measure([create_metric(name)], conversations, json_schema=True)
-        print(
-            f"{name:<26}{calls:>7.1f}{tokens:>13.0f}   per 6-turn conversation "
-            "(deepeval: a call per turn + reason)"
+        await row(
+            name,
+            [create_metric(name)],
+            conversations,
+            26,
+            "per 6-turn conversation (deepeval: a call per turn + reason)",
         )
     pictured = [with_images(case) for case in cases]
     for name in MULTIMODAL:
-        calls, tokens = await measure([create_metric(name)], pictured, json_schema=True)
-        print(
-            f"{name:<24}{calls:>9.1f}{tokens:>13.0f}   (2 of 5 passages images, {IMAGE_TOKENS} tokens each; "
-            "ragas, LlamaIndex: 1 call)"
+        await row(
+            name,
+            [create_metric(name)],
+            pictured,
+            24,
+            f"(2 of 5 passages images, {IMAGE_TOKENS} tokens each; ragas, LlamaIndex: 1 call)",
         )
     cited = [with_citations(case) for case in cases]
-    calls, tokens = await measure([create_metric(n) for n in CITATIONS], cited, json_schema=True)
-    print(
-        f"{'citation precision+coverage':<28}{calls:>5.1f}{tokens:>13.0f}   (3 sentences cite [1], [2], [4])"
+    await row(
+        "citation precision+coverage",
+        [create_metric(n) for n in CITATIONS],
+        cited,
+        28,
+        "(3 sentences cite [1], [2], [4])",
     )
     paired = [case.model_copy(update={"baseline_output": case.expected_output}) for case in cases]
-    calls, tokens = await measure([create_metric("pairwise_preference")], paired, json_schema=True)
-    print(f"{'pairwise_preference':<28}{calls:>5.1f}{tokens:>13.0f}   (both orders; LlamaIndex: 2)")
+    await row(
+        "pairwise_preference",
+        [create_metric("pairwise_preference")],
+        paired,
+        28,
+        "(both orders; LlamaIndex: 2)",
+    )
     for name in ("helpfulness", "completeness", "logical_coherence"):  # a level on every scale (1..5, 1..7)
-        level = JudgeScript(rubric_score=4)
-        calls, tokens = await measure([create_metric(name)], cases, json_schema=True, script=level)
-        print(f"{name:<28}{calls:>5.1f}{tokens:>13.0f}   (Bedrock: 1)")
+        await row(name, [create_metric(name)], cases, 28, "(Bedrock: 1)", script=JudgeScript(rubric_score=4))
     print()
     for label, json_schema in (("json_schema", True), ("JSON-mode fallback", False)):
         calls, tokens = await measure(four, cases, json_schema=json_schema)
@@ -244,8 +275,7 @@ async def diagnostics(cases: list[TestCase]) -> None:
     requests they share): together no more calls than the distinct requests."""
     print(f"\n{'RAGChecker diagnostic':<30}{'calls/case':>11}{'tokens/case':>13}")
     for name in DIAGNOSTIC_METRICS:
-        calls, tokens = await measure([create_metric(name)], cases, json_schema=True)
-        print(f"{name:<30}{calls:>11.1f}{tokens:>13.0f}")
+        await row(name, [create_metric(name)], cases, 30, end=41)
     together = [create_metric(name) for name in DIAGNOSTIC_METRICS]
     shared = [
         Faithfulness(),

@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import gc
 import logging
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from pydantic import ValidationError
 
@@ -45,6 +46,8 @@ log = logging.getLogger("evaluators")
 
 # A TestCase, a mapping under either library's names, or an object with those attributes.
 CaseLike = TestCase | Mapping[str, Any] | object
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
 
 
 async def a_evaluate_case(
@@ -116,36 +119,48 @@ async def a_evaluate(
     )
 
 
-def evaluate(
-    cases: Iterable[CaseLike],
-    metrics: Sequence[Metric],
-    judge: Judge,
-    *,
-    concurrency: int = 8,
-    on_case: Callable[[CaseResult], None] | None = None,
-) -> EvaluationResult:
+def _synchronous(
+    coroutine_function: Callable[_P, Coroutine[Any, Any, _T]], name: str, doc: str
+) -> Callable[_P, _T]:
+    """`coroutine_function` run to completion for a caller without `await`, under the same parameters (the
+    twin's signature is the coroutine function's, never restated). Inside a running event loop (a
+    notebook) it runs on a thread of its own with its own loop, since the caller's loop cannot be
+    re-entered."""
+
+    @functools.wraps(coroutine_function)
+    def synchronous(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        def run() -> _T:
+            # The result leaves by `done`, not as the main task's result: on the main thread, asyncio.run
+            # restores Ctrl-C's handler through `signal.getsignal`, which formats the handler (it holds
+            # the main task) into an error message it then discards, so a task result would be repr'd
+            # whole: every case's results, ~0.9 ms a case, 18% of the offline judge's time.
+            done: list[_T] = []
+
+            async def main() -> None:
+                done.append(await coroutine_function(*args, **kwargs))
+
+            asyncio.run(main())
+            return done[0]
+
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return run()
+        with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix=f"ragpulse-{name}") as pool:
+            return pool.submit(run).result()
+
+    synchronous.__name__ = synchronous.__qualname__ = name
+    synchronous.__doc__ = doc
+    return synchronous
+
+
+evaluate = _synchronous(
+    a_evaluate,
+    "evaluate",
     """Synchronous `a_evaluate` for scripts and CI. Inside a running event loop (a notebook) the
-    evaluation runs on a thread of its own with its own loop, since the caller's loop cannot be re-entered."""
-
-    def run() -> EvaluationResult:
-        # The result leaves by `done`, not as the main task's result: on the main thread, asyncio.run
-        # restores Ctrl-C's handler through `signal.getsignal`, which formats the handler (it holds
-        # the main task) into an error message it then discards, so a task result would be repr'd
-        # whole: every case's results, ~0.9 ms a case, 18% of the offline judge's time.
-        done: list[EvaluationResult] = []
-
-        async def main() -> None:
-            done.append(await a_evaluate(cases, metrics, judge, concurrency=concurrency, on_case=on_case))
-
-        asyncio.run(main())
-        return done[0]
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return run()
-    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="ragpulse-evaluate") as pool:
-        return pool.submit(run).result()
+    evaluation runs on a thread of its own with its own loop, since the caller's loop cannot be
+    re-entered.""",
+)
 
 
 # The youngest objects are collected every 20,000 net allocations instead of every 700 (Python's default

@@ -24,13 +24,20 @@ def verdict_ratio(verdicts: Sequence[bool]) -> float:
 
 def contextual_precision(relevance: Sequence[bool]) -> float:
     """Mean precision@k over the ranks k of relevant nodes; no relevant node gives 0 (METRICS.md)."""
-    relevant_so_far = 0
+    total, relevant = _precisions_at_hits(relevance)
+    return total / relevant if relevant else 0.0
+
+
+def _precisions_at_hits(relevance: Sequence[bool]) -> tuple[float, int]:
+    """The sum of precision@k over the relevant ranks k, and how many ranks are relevant: the two
+    averages of precision (over the relevant nodes, over the reference ids) divide it differently."""
+    found = 0
     total = 0.0
     for k, relevant in enumerate(relevance, start=1):
         if relevant:
-            relevant_so_far += 1
-            total += relevant_so_far / k
-    return total / relevant_so_far if relevant_so_far else 0.0
+            found += 1
+            total += found / k
+    return total, found
 
 
 def normalise_entity(entity: str) -> str:
@@ -119,14 +126,14 @@ def majority_vote(votes: Sequence[bool]) -> float:
 # LlamaIndex's RetrieverEvaluator metrics and ragas' id-based context precision/recall; the sources and
 # worked examples are in docs/evaluators.md.
 
+_NO_RETRIEVED = "no retrieved context ids"
+_NO_REFERENCE = "no reference context ids to compare against"
+
 
 def id_relevance(retrieved: Sequence[str], reference: Collection[str]) -> list[bool]:
     """Per rank: a reference id seen for the first time. A repeated id gains nothing twice, which keeps
     NDCG and average precision within [0, 1] (LlamaIndex counts each repeat, and can exceed 1)."""
-    if not reference:
-        raise UndefinedScoreError("no reference context ids to compare against")
-    if not retrieved:
-        raise UndefinedScoreError("no retrieved context ids")
+    _require((reference, _NO_REFERENCE), (retrieved, _NO_RETRIEVED))
     seen: set[str] = set()
     relevance = []
     for doc_id in retrieved:
@@ -149,11 +156,11 @@ def ndcg(relevance: Sequence[bool], references: int) -> float:
     """Binary-relevance NDCG: sum_k r_k / log2(k + 1) over the ranks, divided by the same sum for an
     ideal ranking of min(ranks, references) reference ids first."""
     if references < 1:
-        raise UndefinedScoreError("no reference context ids to compare against")
+        raise UndefinedScoreError(_NO_REFERENCE)
     dcg = sum(1.0 / math.log2(k + 1) for k, relevant in enumerate(relevance, start=1) if relevant)
     ideal = sum(1.0 / math.log2(k + 1) for k in range(1, min(len(relevance), references) + 1))
     if ideal == 0:
-        raise UndefinedScoreError("no retrieved context ids")
+        raise UndefinedScoreError(_NO_RETRIEVED)
     return dcg / ideal
 
 
@@ -161,34 +168,33 @@ def average_precision(relevance: Sequence[bool], references: int) -> float:
     """sum over the ranks k of reference ids of (reference ids in the first k / k), divided by the number
     of reference ids (so a reference id never retrieved counts as 0)."""
     if references < 1:
-        raise UndefinedScoreError("no reference context ids to compare against")
-    found = 0
-    total = 0.0
-    for k, relevant in enumerate(relevance, start=1):
-        if relevant:
-            found += 1
-            total += found / k
-    return total / references
+        raise UndefinedScoreError(_NO_REFERENCE)
+    return _precisions_at_hits(relevance)[0] / references
 
 
 def id_precision(retrieved: Collection[str], reference: Collection[str]) -> float:
     """|distinct retrieved ids ∩ reference ids| / |distinct retrieved ids|."""
-    distinct = set(retrieved)
-    if not distinct:
-        raise UndefinedScoreError("no retrieved context ids")
-    if not reference:
-        raise UndefinedScoreError("no reference context ids to compare against")
-    return len(distinct & set(reference)) / len(distinct)
+    return _found_share((retrieved, _NO_RETRIEVED), (reference, _NO_REFERENCE))
 
 
 def id_recall(retrieved: Collection[str], reference: Collection[str]) -> float:
     """|distinct retrieved ids ∩ reference ids| / |distinct reference ids|."""
-    expected = set(reference)
-    if not expected:
-        raise UndefinedScoreError("no reference context ids to compare against")
-    if not retrieved:
-        raise UndefinedScoreError("no retrieved context ids")
-    return len(expected & set(retrieved)) / len(expected)
+    return _found_share((reference, _NO_REFERENCE), (retrieved, _NO_RETRIEVED))
+
+
+def _found_share(ids: tuple[Collection[str], str], among: tuple[Collection[str], str]) -> float:
+    """|distinct ids ∩ among| / |distinct ids|; each side, when empty, undefined with its own reason
+    (the divisor's first)."""
+    _require(ids, among)
+    distinct = set(ids[0])
+    return len(distinct & set(among[0])) / len(distinct)
+
+
+def _require(*sides: tuple[Collection[str], str]) -> None:
+    """Undefined, with the first empty side's reason, unless every side holds an id."""
+    for ids, reason in sides:
+        if not ids:
+            raise UndefinedScoreError(reason)
 
 
 def passes(score: float, threshold: float, lower_is_better: bool) -> bool:

@@ -23,7 +23,7 @@ from evaluators.judges.prompts import COT_REASON_RULE, instruction_overrides
 from evaluators.metrics.text_only import without_images
 from evaluators.metrics.unjudged import mismatch_details, mismatch_note, unjudged_record
 from evaluators.result import MetricResult, Outcome, VerdictRecord
-from evaluators.scores import UndefinedScoreError, passes, strict_score
+from evaluators.scores import UndefinedScoreError, passes, strict_score, verdict_ratio
 from evaluators.session import JudgeSession
 
 log = logging.getLogger("evaluators")
@@ -71,6 +71,22 @@ def undecided(session: JudgeSession, verdicts: Sequence[Verdict], fallback: str)
 def listing(items: list[str], limit: int = 3) -> str:
     shown = "; ".join(f"'{item[:80]}'" for item in items[:limit])
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def share(
+    flags: list[bool],
+    counted: str,
+    listed: tuple[str, list[str]],
+    records: list[VerdictRecord],
+    details: dict[str, Any] | None = None,
+) -> Scored:
+    """The share of true flags, with a reason naming the count ("3 of 4 <counted>") and, after the
+    label of `listed`, (some of) its items: the score and reason of every metric that counts verdicts."""
+    label, items = listed
+    reason = f"{sum(flags)} of {len(flags)} {counted}"
+    if items:
+        reason += f"; {label}: {listing(items)}"
+    return Scored(verdict_ratio(flags), reason, records, {} if details is None else details)
 
 
 class _NoJudge:

@@ -14,6 +14,7 @@ and `context_utilization` are deepeval's and ragas'); `ragchecker_*` aliases are
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from typing import ClassVar, Unpack
 
 from evaluators import scores
@@ -26,7 +27,7 @@ from evaluators.claim_table import (
     ClaimTable,
     claim_table,
 )
-from evaluators.metrics.base import Metric, MetricOptions, Scored, listing, record
+from evaluators.metrics.base import Metric, MetricOptions, Scored, listing, record, share
 from evaluators.metrics.faithfulness import NO_CLAIMS
 from evaluators.result import VerdictRecord
 from evaluators.session import JudgeSession
@@ -38,17 +39,21 @@ _ALL_THREE = (CaseField.ACTUAL_OUTPUT, CaseField.RETRIEVAL_CONTEXT, CaseField.EX
 
 
 class _ClaimMetric(Metric):
-    """A metric counted from the claim table; `checks` are the entailment checks it reads."""
+    """A metric counted (`count`) from the claim table; `checks` are the entailment checks it reads."""
 
     checks: ClassVar[Check]
 
-    async def table(self, case: TestCase, session: JudgeSession) -> ClaimTable:
+    async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
         table = await claim_table(case, session, self.checks)
         if self.checks & RESPONSE_CHECKS and not table.response_claims:
             raise scores.UndefinedScoreError(NO_CLAIMS)
         if self.checks & REFERENCE_CHECKS and not table.reference_claims:
             raise scores.UndefinedScoreError(NO_REFERENCE_CLAIMS)
-        return table
+        return self.count(case, table)
+
+    @abstractmethod
+    def count(self, case: TestCase, table: ClaimTable) -> Scored:
+        """The score, reason and verdicts from the table (which holds the claims the checks need)."""
 
 
 def _records(kind: str, claims: list[str], table: ClaimTable, *checks: Check) -> list[VerdictRecord]:
@@ -59,17 +64,6 @@ def _records(kind: str, claims: list[str], table: ClaimTable, *checks: Check) ->
     ]
 
 
-def _scored(
-    flags: list[bool], counted: str, listed: tuple[str, list[str]], records: list[VerdictRecord]
-) -> Scored:
-    """The share of flags, with a reason naming the count and (some of) the claims `listed`."""
-    label, items = listed
-    reason = f"{sum(flags)} of {len(flags)} {counted}"
-    if items:
-        reason += f"; {label}: {listing(items)}"
-    return Scored(scores.verdict_ratio(flags), reason, records)
-
-
 def _unless(flags: list[bool], items: list[str]) -> list[str]:
     return [item for item, flag in zip(items, flags, strict=True) if not flag]
 
@@ -78,42 +72,45 @@ def _where(flags: list[bool], items: list[str]) -> list[str]:
     return [item for item, flag in zip(items, flags, strict=True) if flag]
 
 
-class ClaimPrecision(_ClaimMetric):
+class _EntailedShare(_ClaimMetric):
+    """The share of one side's claims that pass the one check `checks`, listing (some of) those that
+    do not under `unmet`: answer claims for a response check, expected-output claims otherwise."""
+
+    counted: ClassVar[str]
+    unmet: ClassVar[str]
+
+    def count(self, case: TestCase, table: ClaimTable) -> Scored:
+        entailed = table.entailed(self.checks)
+        if self.checks & RESPONSE_CHECKS:
+            kind, claims = "claim", table.response_claims
+        else:
+            kind, claims = "reference_claim", table.reference_claims
+        return share(
+            entailed,
+            self.counted,
+            (self.unmet, _unless(entailed, claims)),
+            _records(kind, claims, table, self.checks),
+        )
+
+
+class ClaimPrecision(_EntailedShare):
     """Answer claims entailed by the expected output / answer claims (RAGChecker's precision)."""
 
     name = "claim_precision"
     required_fields = _ANSWER_REFERENCE
     checks = Check.RESPONSE_IN_REFERENCE
-
-    async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
-        table = await self.table(case, session)
-        correct = table.entailed(Check.RESPONSE_IN_REFERENCE)
-        claims = table.response_claims
-        return _scored(
-            correct,
-            "answer claims are entailed by the expected output",
-            ("not", _unless(correct, claims)),
-            _records("claim", claims, table, Check.RESPONSE_IN_REFERENCE),
-        )
+    counted = "answer claims are entailed by the expected output"
+    unmet = "not"
 
 
-class ClaimRecall(_ClaimMetric):
+class ClaimRecall(_EntailedShare):
     """Expected-output claims entailed by the answer / expected-output claims (RAGChecker's recall)."""
 
     name = "claim_recall"
     required_fields = _ANSWER_REFERENCE
     checks = Check.REFERENCE_IN_RESPONSE
-
-    async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
-        table = await self.table(case, session)
-        said = table.entailed(Check.REFERENCE_IN_RESPONSE)
-        claims = table.reference_claims
-        return _scored(
-            said,
-            "expected-output claims are entailed by the answer",
-            ("missing", _unless(said, claims)),
-            _records("reference_claim", claims, table, Check.REFERENCE_IN_RESPONSE),
-        )
+    counted = "expected-output claims are entailed by the answer"
+    unmet = "missing"
 
 
 class ClaimF1(_ClaimMetric):
@@ -123,8 +120,7 @@ class ClaimF1(_ClaimMetric):
     required_fields = _ANSWER_REFERENCE
     checks = Check.RESPONSE_IN_REFERENCE | Check.REFERENCE_IN_RESPONSE
 
-    async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
-        table = await self.table(case, session)
+    def count(self, case: TestCase, table: ClaimTable) -> Scored:
         correct = table.entailed(Check.RESPONSE_IN_REFERENCE)
         said = table.entailed(Check.REFERENCE_IN_RESPONSE)
         precision, recall = scores.verdict_ratio(correct), scores.verdict_ratio(said)
@@ -138,24 +134,15 @@ class ClaimF1(_ClaimMetric):
         return Scored(scores.harmonic_mean([precision, recall]), reason, records, details)
 
 
-class RetrieverClaimRecall(_ClaimMetric):
+class RetrieverClaimRecall(_EntailedShare):
     """Expected-output claims entailed by the retrieved chunks / expected-output claims (RAGChecker's
     retriever claim recall): did the retriever bring what the answer needs?"""
 
     name = "retriever_claim_recall"
     required_fields = _CONTEXT_REFERENCE
     checks = Check.REFERENCE_IN_CONTEXT
-
-    async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
-        table = await self.table(case, session)
-        retrieved = table.entailed(Check.REFERENCE_IN_CONTEXT)
-        claims = table.reference_claims
-        return _scored(
-            retrieved,
-            "expected-output claims are entailed by the retrieved chunks",
-            ("missing", _unless(retrieved, claims)),
-            _records("reference_claim", claims, table, Check.REFERENCE_IN_CONTEXT),
-        )
+    counted = "expected-output claims are entailed by the retrieved chunks"
+    unmet = "missing"
 
 
 class RetrieverContextPrecision(_ClaimMetric):
@@ -167,8 +154,7 @@ class RetrieverContextPrecision(_ClaimMetric):
     required_fields = _CONTEXT_REFERENCE
     checks = Check.REFERENCE_IN_CONTEXT
 
-    async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
-        table = await self.table(case, session)
+    def count(self, case: TestCase, table: ClaimTable) -> Scored:
         chunks = list(case.retrieval_context or [])
         entailing = table.entailing_chunks()
         claims = table.reference_claims
@@ -201,8 +187,7 @@ class ClaimContextUtilization(_ClaimMetric):
     required_fields = _ALL_THREE
     checks = Check.REFERENCE_IN_CONTEXT | Check.REFERENCE_IN_RESPONSE
 
-    async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
-        table = await self.table(case, session)
+    def count(self, case: TestCase, table: ClaimTable) -> Scored:
         retrieved = table.entailed(Check.REFERENCE_IN_CONTEXT)
         said = table.entailed(Check.REFERENCE_IN_RESPONSE)
         available = [i for i, ok in enumerate(retrieved) if ok]
@@ -218,7 +203,7 @@ class ClaimContextUtilization(_ClaimMetric):
             for i in available
             for check in (Check.REFERENCE_IN_CONTEXT, Check.REFERENCE_IN_RESPONSE)
         ]
-        return _scored(
+        return share(
             used,
             "expected-output claims found in the retrieved chunks are entailed by the answer",
             ("unused", _unless(used, claims)),
@@ -235,14 +220,13 @@ class _UngroundedClaims(_ClaimMetric):
     counts_correct: ClassVar[bool]
     counted: ClassVar[str]
 
-    async def score_case(self, case: TestCase, session: JudgeSession) -> Scored:
-        table = await self.table(case, session)
+    def count(self, case: TestCase, table: ClaimTable) -> Scored:
         correct = table.entailed(Check.RESPONSE_IN_REFERENCE)
         faithful = table.entailed(Check.RESPONSE_IN_CONTEXT)
         flags = [c == self.counts_correct and not f for c, f in zip(correct, faithful, strict=True)]
         claims = table.response_claims
         records = _records("claim", claims, table, Check.RESPONSE_IN_CONTEXT, Check.RESPONSE_IN_REFERENCE)
-        return _scored(flags, self.counted, ("namely", _where(flags, claims)), records)
+        return share(flags, self.counted, ("namely", _where(flags, claims)), records)
 
 
 class ClaimHallucination(_UngroundedClaims):

@@ -18,8 +18,8 @@ from evaluators.metrics.base import (
     ReasonedMetric,
     ReasonedOptions,
     Scored,
-    listing,
     record,
+    share,
 )
 from evaluators.metrics.unjudged import judged
 from evaluators.session import JudgeSession
@@ -80,15 +80,12 @@ class Faithfulness(ReasonedMetric):
             faithful = [v.verdict == "yes" for _, v in pairs]
         else:
             faithful = [v.verdict != "yes" for _, v in pairs]
-        score = scores.verdict_ratio(faithful)
         failing = [claim for (claim, _), ok in zip(pairs, faithful, strict=True) if not ok]
         word = "supported" if self.mode == "entailment" else "not contradicted"
-        reason = f"{sum(faithful)} of {len(faithful)} claims {word} by the context"
-        if failing:
-            reason += f"; not: {listing(failing)}"
-        return Scored(
-            score,
-            reason,
+        return share(
+            faithful,
+            f"claims {word} by the context",
+            ("not", failing),
             [record("claim", c, v, task.value) for c, v in zip(claims, verdicts, strict=True)],
             details | {"claims": len(claims)},
         )

@@ -21,7 +21,7 @@ from evaluators.metrics.conversation import (
 )
 from evaluators.metrics.correctness import AnswerCorrectness, AnswerSimilarity, NoiseSensitivity
 from evaluators.metrics.critique import BUILTIN_ASPECTS, AspectCritique
-from evaluators.metrics.custom import CustomMetrics, check_names
+from evaluators.metrics.custom_specs import CustomMetrics, check_names
 from evaluators.metrics.diagnostics import (
     ClaimContextUtilization,
     ClaimF1,

@@ -12,7 +12,7 @@ from typing import Unpack
 from evaluators import scores
 from evaluators.case import CaseField, TestCase
 from evaluators.judges.base import ExtractKind, VerdictTask
-from evaluators.metrics.base import Metric, MetricOptions, ReasonedMetric, Scored, listing, record
+from evaluators.metrics.base import Metric, MetricOptions, ReasonedMetric, Scored, record, share
 from evaluators.metrics.unjudged import judged
 from evaluators.result import VerdictRecord
 from evaluators.session import JudgeSession
@@ -33,12 +33,10 @@ class AnswerRelevancy(ReasonedMetric):
         pairs = judged(statements, verdicts)
         relevant = [v.verdict != "no" for _, v in pairs]
         irrelevant = [s for (s, _), ok in zip(pairs, relevant, strict=True) if not ok]
-        reason = f"{sum(relevant)} of {len(relevant)} statements address the question"
-        if irrelevant:
-            reason += f"; off-topic: {listing(irrelevant)}"
-        return Scored(
-            scores.verdict_ratio(relevant),
-            reason,
+        return share(
+            relevant,
+            "statements address the question",
+            ("off-topic", irrelevant),
             [record("statement", s, v, "relevant") for s, v in zip(statements, verdicts, strict=True)],
         )
 

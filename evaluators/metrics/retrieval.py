@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from evaluators import scores
 from evaluators.case import CaseField, TestCase
 from evaluators.judges.base import ExtractKind, VerdictTask
-from evaluators.metrics.base import Metric, ReasonedMetric, Scored, listing, record
+from evaluators.metrics.base import Metric, ReasonedMetric, Scored, listing, record, share
 from evaluators.metrics.unjudged import judged
 from evaluators.result import VerdictRecord
 from evaluators.session import JudgeSession
@@ -75,12 +75,10 @@ class ContextualRecall(Metric):
             raise scores.UndefinedScoreError("the expected output has no statements")
         attributable = [v.verdict == "yes" for _, v in judged]
         missing = [s for (s, _), ok in zip(judged, attributable, strict=True) if not ok]
-        reason = f"{sum(attributable)} of {len(judged)} expected statements found in the context"
-        if missing:
-            reason += f"; missing: {listing(missing)}"
-        return Scored(
-            scores.verdict_ratio(attributable),
-            reason,
+        return share(
+            attributable,
+            "expected statements found in the context",
+            ("missing", missing),
             [record("statement", s, v, "supported") for s, v in judged],
         )
 

@@ -107,6 +107,24 @@ def sum_rate(metric: str, by: str = "", selector: str = "", function: str = "rat
     return f"sum{grouping} ({function}({metric}{matchers}[$__rate_interval]))"
 
 
+def rates_by(
+    title: str,
+    description: str,
+    metric: str,
+    label: str,
+    selector: str = "",
+    *,
+    function: str = "rate",
+    exemplar: bool = False,
+    unit: str = "reqps",
+    stacked: bool = True,
+) -> timeseries.Panel:
+    """A counter's rate split by `label`, one series (named by its value) per value, stacked: the
+    "per second by outcome / cause / source" panels."""
+    by = query(sum_rate(metric, label, selector, function), f"{{{{{label}}}}}", exemplar=exemplar)
+    return time_series(title, description, [by], unit=unit, stacked=stacked)
+
+
 def latency_quantiles(histogram: str, selector: str = "") -> list[prometheus.Dataquery]:
     """p50/p95/p99 of a latency histogram, one query each."""
     return [
@@ -177,6 +195,20 @@ def threshold_line(panel: timeseries.Panel, value: float, *, below_is_bad: bool)
     ).thresholds_style(
         common_builders.GraphThresholdsStyleConfig().mode(common.GraphThresholdsStyleMode.DASHED)
     )
+
+
+def share_panel(
+    title: str,
+    description: str,
+    queries: list[prometheus.Dataquery],
+    threshold: float,
+    *,
+    below_is_bad: bool,
+    width: int = 12,
+) -> timeseries.Panel:
+    """A share (0 to 1) over time with its alert's threshold drawn as a dashed line."""
+    panel = time_series(title, description, queries, unit="percentunit", max_value=1, width=width)
+    return threshold_line(panel, threshold, below_is_bad=below_is_bad)
 
 
 def stat_panel(

@@ -17,10 +17,11 @@ from grafana.generator.common import (
     new_dashboard,
     query,
     ranking_table,
+    rates_by,
     row,
+    share_panel,
     stat_panel,
     sum_rate,
-    threshold_line,
     time_series,
 )
 
@@ -135,35 +136,26 @@ def build() -> Dashboard:
         )
         .with_row(row("Reliability"))
         .with_panel(
-            time_series(
+            rates_by(
                 "Requests by outcome",
                 "Judge requests per second: ok, error, timeout, rate_limited, invalid "
                 "(answer did not match the JSON schema).",
-                [
-                    query(
-                        sum_rate("ragpulse_judge_requests_total", "outcome", JUDGE_MODEL),
-                        "{{outcome}}",
-                    )
-                ],
-                unit="reqps",
-                stacked=True,
+                "ragpulse_judge_requests_total",
+                "outcome",
+                JUDGE_MODEL,
             )
         )
         .with_panel(
-            threshold_line(
-                time_series(
-                    "Failed request share",
-                    "Non-ok share of judge requests per judge and model over 10 minutes; "
-                    "the dashed line is the judge-error alert threshold.",
-                    [
-                        query(
-                            f"judge_model:ragpulse_judge_requests_failed:ratio_rate10m{{{JUDGE_MODEL}}}",
-                            "{{judge}} {{model}}",
-                        )
-                    ],
-                    unit="percentunit",
-                    max_value=1,
-                ),
+            share_panel(
+                "Failed request share",
+                "Non-ok share of judge requests per judge and model over 10 minutes; "
+                "the dashed line is the judge-error alert threshold.",
+                [
+                    query(
+                        f"judge_model:ragpulse_judge_requests_failed:ratio_rate10m{{{JUDGE_MODEL}}}",
+                        "{{judge}} {{model}}",
+                    )
+                ],
                 JUDGE_ERROR_SHARE,
                 below_is_bad=False,
             )
@@ -185,24 +177,20 @@ def build() -> Dashboard:
 
 def canary_agreement_panel() -> timeseries.Panel:
     """The judge canary: a drop means the judge changed, so quality panels moved for the judge's reasons."""
-    return threshold_line(
-        time_series(
-            "Judge canary agreement",
-            "Share of the frozen golden set's verdicts the judge repeats, per metric, judge and model "
-            "(lowest replica; docs/judge-canary.md). Below the dashed line the judge-drift alert fires: "
-            "scores moved because the judge changed, not the app.",
-            [
-                query(
-                    f"min by (metric, judge, model) (ragpulse_judge_canary_agreement_ratio{{{JUDGE_MODEL}}})",
-                    "{{metric}} {{judge}} {{model}}",
-                )
-            ],
-            unit="percentunit",
-            max_value=1,
-            width=24,
-        ),
+    return share_panel(
+        "Judge canary agreement",
+        "Share of the frozen golden set's verdicts the judge repeats, per metric, judge and model "
+        "(lowest replica; docs/judge-canary.md). Below the dashed line the judge-drift alert fires: "
+        "scores moved because the judge changed, not the app.",
+        [
+            query(
+                f"min by (metric, judge, model) (ragpulse_judge_canary_agreement_ratio{{{JUDGE_MODEL}}})",
+                "{{metric}} {{judge}} {{model}}",
+            )
+        ],
         CANARY_AGREEMENT,
         below_is_bad=True,
+        width=24,
     )
 
 

@@ -15,9 +15,9 @@ from grafana.generator.common import (
     latency_quantiles,
     new_dashboard,
     query,
+    rates_by,
     row,
     stat_panel,
-    sum_rate,
     time_series,
 )
 
@@ -67,16 +67,13 @@ def build() -> Dashboard:
         )
         .with_row(row("Receive and assemble"))
         .with_panel(
-            time_series(
+            rates_by(
                 "Spans in",
                 "Spans received per second by source (kafka, otlp).",
-                [
-                    query(
-                        sum_rate("ragpulse_spans_received_total", "source", INSTANCE),
-                        "{{source}}",
-                    )
-                ],
-                unit="reqps",
+                "ragpulse_spans_received_total",
+                "source",
+                INSTANCE,
+                stacked=False,
             )
         )
         .with_panel(
@@ -96,19 +93,14 @@ def build() -> Dashboard:
         )
         .with_row(row("Sample and evaluate"))
         .with_panel(
-            time_series(
+            rates_by(
                 "Sampling decisions",
                 "Why traces were or were not evaluated: sampled, not_sampled (rate), "
                 "throttled (per-minute cap), "
                 "over_budget (judge budget spent), no_rag_data.",
-                [
-                    query(
-                        sum_rate("ragpulse_sampling_decisions_total", "decision", INSTANCE),
-                        "{{decision}}",
-                    )
-                ],
-                unit="reqps",
-                stacked=True,
+                "ragpulse_sampling_decisions_total",
+                "decision",
+                INSTANCE,
             )
         )
         .with_panel(
@@ -135,16 +127,14 @@ def build() -> Dashboard:
             )
         )
         .with_panel(
-            time_series(
+            rates_by(
                 "Dead letters",
                 "Records sent to the dead-letter topic, by reason (poison messages).",
-                [
-                    query(
-                        sum_rate("ragpulse_dead_letters_total", "reason", INSTANCE, function="increase"),
-                        "{{reason}}",
-                    )
-                ],
-                stacked=True,
+                "ragpulse_dead_letters_total",
+                "reason",
+                INSTANCE,
+                function="increase",
+                unit="short",
             )
         )
         .with_row(row("Kafka and latency"))

@@ -26,10 +26,11 @@ from grafana.generator.common import (
     new_dashboard,
     query,
     ranking_table,
+    rates_by,
     row,
     score_heatmap,
+    share_panel,
     stat_panel,
-    sum_rate,
     threshold_line,
     time_series,
 )
@@ -149,44 +150,34 @@ def _hotspots_link() -> dashboard.DashboardLink:
 
 
 def _failure_causes_panel() -> timeseries.Panel:
-    return time_series(
+    return rates_by(
         "Failure causes",
         "Failed evaluations per second by cause, for the selected services and metrics (failures have no "
         "route). Retrieval causes: no_context, irrelevant_context, incomplete_context; generation causes: "
         "unsupported_claim, contradicted_claim, off_topic, refusal, incorrect_answer, criteria. Exemplars "
         "open a failing trace.",
-        [
-            query(
-                sum_rate("ragpulse_failures_total", "cause", FAILURES_SELECTOR),
-                "{{cause}}",
-                exemplar=True,
-            )
-        ],
-        unit="reqps",
-        stacked=True,
+        "ragpulse_failures_total",
+        "cause",
+        FAILURES_SELECTOR,
+        exemplar=True,
     )
 
 
 def _stage_share_panel() -> timeseries.Panel:
-    return threshold_line(
-        time_series(
-            "Failure share by owner",
-            "Share of each service's decided evaluations (all metrics) that failed for a retrieval or a "
-            "generation cause over 15 minutes. The dashed line is the threshold of the alerts routed to the "
-            "retrieval owners and to the prompt owners (with at least 30 evaluations).",
-            [
-                query(
-                    "service_stage:ragpulse_failure:ratio15m"
-                    '{service=~"$service", stage=~"retrieval|generation"}',
-                    "{{service}} {{stage}}",
-                )
-            ],
-            unit="percentunit",
-            max_value=1,
-            width=24,
-        ),
+    return share_panel(
+        "Failure share by owner",
+        "Share of each service's decided evaluations (all metrics) that failed for a retrieval or a "
+        "generation cause over 15 minutes. The dashed line is the threshold of the alerts routed to the "
+        "retrieval owners and to the prompt owners (with at least 30 evaluations).",
+        [
+            query(
+                'service_stage:ragpulse_failure:ratio15m{service=~"$service", stage=~"retrieval|generation"}',
+                "{{service}} {{stage}}",
+            )
+        ],
         STAGE_FAILURE_SHARE,
         below_is_bad=False,
+        width=24,
     )
 
 
@@ -299,20 +290,16 @@ def build() -> Dashboard:
         )
         .with_row(row("Scores over time"))
         .with_panel(
-            threshold_line(
-                time_series(
-                    "Hallucination rate",
-                    "Share of failed faithfulness and hallucination evaluations per service and route (5 m). "
-                    "The dashed line is the hallucination-spike alert threshold.",
-                    [
-                        query(
-                            f"service_route:ragpulse_grounding_failure:ratio_rate5m{{{SERVICE_ROUTE}}}",
-                            "{{service}} {{route}}",
-                        )
-                    ],
-                    unit="percentunit",
-                    max_value=1,
-                ),
+            share_panel(
+                "Hallucination rate",
+                "Share of failed faithfulness and hallucination evaluations per service and route (5 m). "
+                "The dashed line is the hallucination-spike alert threshold.",
+                [
+                    query(
+                        f"service_route:ragpulse_grounding_failure:ratio_rate5m{{{SERVICE_ROUTE}}}",
+                        "{{service}} {{route}}",
+                    )
+                ],
                 HALLUCINATION_SPIKE_SHARE,
                 below_is_bad=False,
             )
@@ -343,18 +330,13 @@ def build() -> Dashboard:
             )
         )
         .with_panel(
-            time_series(
+            rates_by(
                 "Evaluation outcomes",
                 "Evaluations per second by outcome. error: the judge failed; "
                 "unmeasured: required input missing.",
-                [
-                    query(
-                        sum_rate("ragpulse_evaluations_total", "outcome", selected),
-                        "{{outcome}}",
-                    )
-                ],
-                unit="reqps",
-                stacked=True,
+                "ragpulse_evaluations_total",
+                "outcome",
+                selected,
             )
         )
         .with_row(row("Retrieval against reference ids, citations, refusals, conversations"))
