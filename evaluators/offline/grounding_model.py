@@ -1,7 +1,7 @@
 """The grounding model: P(supported), P(not stated), P(contradicted) of a claim given a premise.
 
 A MiniLM cross-encoder fine-tuned on public NLI, fact-checking and faithfulness sets
-(`scripts/grounding/`, docs/offline-judge.md), exported to ONNX with int8 weights and run by
+(`scripts/grounding/`, docs/grounding-model.md), exported to ONNX with int8 weights and run by
 onnxruntime, its word pieces cut by `tokenizers`: no torch, no network. The files ship in the wheel
 (`data/grounding/`); `model.json` beside them holds the temperature that calibrates the outputs and
 the verdict thresholds chosen on held-out data.
