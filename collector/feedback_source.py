@@ -73,12 +73,16 @@ class SpanFeedback:
         self.join.expire()
 
     def _span(self, span: Span) -> None:
-        if FEEDBACK in span.attributes:
+        """Every span is looked at, so only its keys and event names are read until one names feedback:
+        a span's values are converted only where there is feedback (most traces are dropped unread)."""
+        keys = span.attribute_keys()
+        if FEEDBACK in keys:
             self._keys(span, span.attributes, "span")
-        for event in span.events:
-            if event.name == FEEDBACK:
-                self._keys(span, event.attributes, "event")
-        if any(key.startswith(_ANNOTATION_PREFIXES) for key in span.attributes):
+        if FEEDBACK in span.event_names():
+            for event in span.events:
+                if event.name == FEEDBACK:
+                    self._keys(span, event.attributes, "event")
+        if any(key.startswith(_ANNOTATION_PREFIXES) for key in keys):
             for annotation in _annotations(span.attributes):
                 self._annotation(span, annotation)
 

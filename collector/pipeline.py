@@ -1,4 +1,7 @@
-"""The pipeline: receivers -> assemble -> extract -> sample -> queue -> evaluate -> exporters -> acks.
+"""The pipeline: receive -> assemble -> sample -> extract -> sample -> queue -> evaluate -> export -> ack.
+
+Sampling comes twice: on the trace id before extraction (`Sampler.drops_early`: a trace no record of
+which can be sampled is released unread), then per extracted record (`Sampler.decide`).
 
 All stage state lives on one asyncio loop, and nothing on it blocks: receivers run in their own
 threads and hand batches over with `call_soon_threadsafe`; the offline judge scores in worker
@@ -89,6 +92,8 @@ class Pipeline:
             if sampler is not None and evaluator is not None and sampler.conversation_metrics
             else None
         )
+        # the sampler may drop a trace before it is read, unless nothing is judged or every record is logged
+        self._early_sampler = sampler if evaluator is not None and not log_records else None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._last_tick = time.monotonic()
         self._acks = AckFlusher(self.exporters, self.config.flush_timeout_s)
@@ -133,8 +138,12 @@ class Pipeline:
         ASSEMBLY_TRACES.set(len(self.assembler))
 
     def _process(self, trace: AssembledTrace) -> None:
-        if self.feedback is not None:
+        if self.feedback is not None:  # whatever the sampling: feedback is about any answer
             self.feedback.read(trace.spans)
+        if self._early_sampler is not None and self._early_sampler.drops_early(trace.trace_id, trace.spans):
+            TRACES.labels("not_sampled").inc()
+            trace.release()
+            return
         try:
             reading = read(trace.trace_id, trace.spans, self.extraction)
         except ExtractionError as exc:

@@ -6,6 +6,11 @@ every replica, and a replay next week, makes the same decision for the same trac
 a judge budget sit behind the deterministic part; they depend on load, so they are counted apart.
 A sampled decision holds the budget's reservation of its expected spend (collector/budget.py) until
 `record_spend` replaces it by the judge's figure or the job ends (`Decision.release`).
+
+The hash needs only the trace id, so `drops_early` takes it before a trace is read (extracted): a
+trace whose key is above the highest rate any of its records could get is dropped for the cost of
+parsing it. Rules are read as far as the spans tell (route, services); a rule on `model` or
+`top_score_below` needs the extracted record, so its rate counts whenever its other conditions hold.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import hashlib
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from fnmatch import fnmatchcase
@@ -24,11 +29,13 @@ from opentelemetry.sdk.trace.sampling import TraceIdRatioBased
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from collector.budget import BudgetConfig, JudgeBudget, Reservation
+from collector.conventions.common import ExtractionError, route
 from collector.conversations import ConversationConfig
 from collector.judging.cases import filled_fields, to_conversation_case, to_test_case
 from collector.judging.config import JudgeConfig
 from collector.metrics import JUDGE_BUDGET_REMAINING, SAMPLING_DECISIONS
 from collector.records import RagRecord
+from collector.spans import Span
 from evaluators import CaseField, CustomMetrics, TestCase, about_images, image_positions, required_inputs
 
 Rate = Annotated[float, Field(ge=0.0, le=1.0)]
@@ -72,6 +79,13 @@ class SamplingRule(BaseModel):
             return top is not None and top < self.top_score_below
         return True
 
+    def may_match(self, route: str, services: Collection[str]) -> bool:
+        """Whether a record of a trace with this route and these services may match, before the trace
+        is read: `model` and `top_score_below` are known only from the extracted record, so they may."""
+        if self.route is not None and not fnmatchcase(route, self.route):
+            return False
+        return self.service is None or any(fnmatchcase(service, self.service) for service in services)
+
 
 class SamplingConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -106,6 +120,13 @@ class SamplingConfig(BaseModel):
     )
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
     conversations: ConversationConfig = Field(default_factory=ConversationConfig)
+    early: bool = Field(
+        True,
+        description="Decide on the trace id before a trace is read, so a trace sampling drops costs little "
+        "more than parsing it (counted as not_sampled, one per trace). Such a trace is not read: it adds "
+        "nothing to the unreadable-trace counts and is never dead-lettered. false: every trace is read. "
+        "Conversational metrics and --log-records read every trace whatever this says.",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,11 +208,36 @@ class Sampler:
         self._inputs = {name: required_inputs(name, custom) for name in names}  # names checked at load
         self._about_images = frozenset(name for name in names if about_images(name))
         self.conversation_metrics = tuple(m for m in config.metrics if CaseField.TURNS in self._inputs[m])
+        # a conversation is sampled by its own id, from every turn: no trace may be dropped unread
+        self.decides_early = config.early and not self.conversation_metrics
         self._lock = threading.Lock()
         per_minute = config.max_evaluations_per_minute
         self._throttle = TokenBucket(per_minute, clock) if per_minute else None
         self._budget = JudgeBudget.for_judge(config.budget, clock, judge)
         JUDGE_BUDGET_REMAINING.set(1.0)
+
+    def drops_early(self, trace_id: str, spans: Sequence[Span]) -> bool:
+        """True when no record of this trace can be sampled, decided from the trace id before the trace
+        is read (counted as one not_sampled decision); False when it must be read (`decide` then decides
+        each record, alike for every record this lets through)."""
+        if not self.decides_early:
+            return False
+        try:
+            rate = self._highest_rate(spans)
+        except ExtractionError:  # a route of the wrong type: reading the trace dead-letters it
+            return False
+        if ratio_sampled(trace_key(trace_id), rate):
+            return False
+        SAMPLING_DECISIONS.labels(SamplingOutcome.NOT_SAMPLED.value).inc()
+        return True
+
+    def _highest_rate(self, spans: Sequence[Span]) -> float:
+        """The highest base rate a record of the trace could get: the default or a rule that may match."""
+        rules = self.config.rules
+        if not rules:
+            return self.config.rate
+        trace_route, services = route(spans), {span.service for span in spans}
+        return max([self.config.rate, *(r.rate for r in rules if r.may_match(trace_route, services))])
 
     def decide(self, record: RagRecord) -> Decision:
         decision = self._decide(record)

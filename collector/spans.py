@@ -1,8 +1,9 @@
 """`Span` and `LogEvent`: the decoded, flattened views of OTLP spans and log records.
 
-Attribute values are converted from OTLP `AnyValue` once, at decode time, so conventions work on
-plain Python values. The original protobuf span and resource are kept, so a trace that cannot be
-extracted can be dead-lettered in the wire format it arrived in.
+Attribute values are converted from OTLP `AnyValue` once, when a span's attributes are first read,
+so conventions work on plain Python values and a trace dropped unread costs no conversion. The
+original protobuf span and resource are kept, so a trace that cannot be extracted can be
+dead-lettered in the wire format it arrived in.
 
 Log records matter because the official OTel GenAI instrumentation can put message content in
 events (log records such as `gen_ai.user.message`) linked to the span by trace and span id; the
@@ -11,7 +12,8 @@ assembler attaches them to their span as `Event`s, so conventions read one shape
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
@@ -29,19 +31,93 @@ class Event:
     body: Any = None
 
 
-@dataclass(slots=True)
 class Span:
-    trace_id: str
-    span_id: str
-    parent_span_id: str
-    name: str
-    start_ns: int
-    end_ns: int
+    """One span. `attributes` and `events` are converted from the protobuf span on first read (a slot
+    left unset until `__getattr__` fills it; plain slot reads after that): a trace that sampling drops
+    before it is read (`Sampler.drops_early`) costs no conversion of what no one looks at."""
+
+    __slots__ = (
+        "_lazy",
+        "attributes",
+        "end_ns",
+        "events",
+        "name",
+        "parent_span_id",
+        "raw",
+        "raw_resource",
+        "resource",
+        "span_id",
+        "start_ns",
+        "trace_id",
+    )
     attributes: dict[str, Any]
-    resource: dict[str, Any]
-    raw: trace_pb2.Span = field(repr=False)
-    raw_resource: Resource = field(repr=False)
-    events: list[Event] = field(default_factory=list)
+    events: list[Event]
+
+    def __init__(
+        self,
+        trace_id: str,
+        span_id: str,
+        parent_span_id: str,
+        name: str,
+        start_ns: int,
+        end_ns: int,
+        attributes: dict[str, Any] | None,
+        resource: dict[str, Any],
+        raw: trace_pb2.Span,
+        raw_resource: Resource,
+        events: list[Event] | None = None,
+    ) -> None:
+        """`attributes` or `events` None: converted from `raw` when first read."""
+        self.trace_id, self.span_id, self.parent_span_id, self.name = trace_id, span_id, parent_span_id, name
+        self.start_ns, self.end_ns, self.resource = start_ns, end_ns, resource
+        self.raw, self.raw_resource = raw, raw_resource
+        self._lazy = (attributes is None, events is None)
+        if attributes is not None:
+            self.attributes = attributes
+        if events is not None:
+            self.events = events
+
+    def __getattr__(self, name: str) -> Any:  # only for a slot not set yet: both are filled at once
+        if name != "attributes" and name != "events":
+            raise AttributeError(name)
+        lazy_attributes, lazy_events = self._lazy
+        self._lazy = (False, False)
+        if lazy_attributes:
+            self.attributes = attributes_dict(self.raw.attributes)
+        if lazy_events:
+            self.events = [Event(e.name, attributes_dict(e.attributes)) for e in self.raw.events]
+        return object.__getattribute__(self, name)
+
+    def attribute_keys(self) -> Iterable[str]:
+        """The attribute keys, from the protobuf span while the values are not converted: what a reader
+        that looks for a key on every span (feedback) reads without paying for the conversion."""
+        if self._lazy[0]:
+            return [kv.key for kv in self.raw.attributes]
+        return self.attributes.keys()
+
+    def event_names(self) -> Iterable[str]:
+        """The events' names, from the protobuf span while the events are not converted."""
+        if self._lazy[1]:
+            return [event.name for event in self.raw.events]
+        return [event.name for event in self.events]
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (
+            self.trace_id, self.span_id, self.parent_span_id, self.name, self.start_ns, self.end_ns,
+            self.attributes, self.resource, self.raw, self.raw_resource, self.events,
+        )  # fmt: skip
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Span) and self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value (as the dataclass it was)
+
+    def __repr__(self) -> str:
+        return (
+            f"Span(trace_id={self.trace_id!r}, span_id={self.span_id!r}, parent_span_id="
+            f"{self.parent_span_id!r}, name={self.name!r}, start_ns={self.start_ns}, end_ns={self.end_ns}, "
+            f"attributes={self.attributes!r}, resource={self.resource!r}, events={self.events!r})"
+        )
 
     @property
     def is_root(self) -> bool:
@@ -77,7 +153,8 @@ def attributes_dict(attributes: Any) -> dict[str, Any]:
 
 
 def flatten(traces: trace_pb2.TracesData) -> list[Span]:
-    """All spans of a TracesData, in order, each with its resource attributes."""
+    """All spans of a TracesData, in order, each with its resource attributes (its own attributes and
+    events are converted when first read)."""
     spans: list[Span] = []
     for resource_spans in traces.resource_spans:
         resource = resource_spans.resource
@@ -86,17 +163,16 @@ def flatten(traces: trace_pb2.TracesData) -> list[Span]:
             for raw in scope_spans.spans:
                 spans.append(
                     Span(
-                        trace_id=raw.trace_id.hex(),
-                        span_id=raw.span_id.hex(),
-                        parent_span_id=raw.parent_span_id.hex(),
-                        name=raw.name,
-                        start_ns=raw.start_time_unix_nano,
-                        end_ns=raw.end_time_unix_nano,
-                        attributes=attributes_dict(raw.attributes),
-                        resource=resource_attrs,
-                        raw=raw,
-                        raw_resource=resource,
-                        events=[Event(e.name, attributes_dict(e.attributes)) for e in raw.events],
+                        raw.trace_id.hex(),
+                        raw.span_id.hex(),
+                        raw.parent_span_id.hex(),
+                        raw.name,
+                        raw.start_time_unix_nano,
+                        raw.end_time_unix_nano,
+                        None,  # attributes and events: converted when first read
+                        resource_attrs,
+                        raw,
+                        resource,
                     )
                 )
     return spans

@@ -33,7 +33,9 @@ def summary_line(judge: str) -> str:
     parts = [
         f"{spans:.0f} spans, {traces['assembled'] + traces['evicted']:.0f} traces "
         f"({traces['extracted']:.0f} with RAG data, {traces['no_rag_data']:.0f} without, "
-        f"{traces['invalid']:.0f} invalid)",
+        f"{traces['invalid']:.0f} invalid"
+        + (f", {traces['not_sampled']:.0f} not sampled, unread" if traces["not_sampled"] else "")
+        + ")",
         f"{sum(outcomes.values()):.0f} evaluations ({outcomes['failed']:.0f} failed, "
         f"{outcomes['error']:.0f} errors, {outcomes['unmeasured']:.0f} unmeasured)",
         "dropped " + (", ".join(f"{r}={n:.0f}" for r, n in sorted(dropped.items())) if dropped else "none"),

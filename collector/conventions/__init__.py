@@ -24,6 +24,7 @@ from collector.conventions.common import (
     parse_json,
     prompt_version,
     require,
+    route,
     service_version,
     text,
 )
@@ -43,7 +44,6 @@ class ExtractionConfig(BaseModel):
 # Order matters only for naming: a span two conventions both read is credited to the first.
 CONVENTIONS = (openinference.OpenInference(), openllmetry.OpenLLMetry(), genai.GenAI(), vercel_ai.VercelAI())
 NATIVE = native.Native()
-_ROUTE_KEYS = (attributes.ROUTE, "http.route", "url.template")
 _DEFAULT = ExtractionConfig()
 
 
@@ -155,8 +155,6 @@ def _merge(spans: Sequence[Span]) -> _Merged:
 
 
 def _record(trace_id: str, spans: Sequence[Span], found: Found, convention: str) -> RagRecord:
-    roots_first = sorted(spans, key=lambda s: not s.is_root)
-    route = next((v for s in roots_first for k in _ROUTE_KEYS if (v := text(s, k))), "")
     expected = next((v for s in spans if (v := text(s, attributes.EXPECTED_OUTPUT))), None)
     baseline = next((v for s in spans if (v := text(s, attributes.BASELINE_OUTPUT))), None)
     return RagRecord(
@@ -170,7 +168,7 @@ def _record(trace_id: str, spans: Sequence[Span], found: Found, convention: str)
         reference_contexts=_strings(spans, attributes.REFERENCE_CONTEXTS),
         reference_context_ids=_strings(spans, attributes.REFERENCE_CONTEXT_IDS),
         service=found.anchor.service,
-        route=route,
+        route=route(spans),
         model=found.model,
         service_version=service_version(found.anchor, spans),
         prompt_version=prompt_version(found.anchor, spans),

@@ -141,30 +141,41 @@ def node_from_mapping(item: Any, position: int, span: Span, key: str) -> Retriev
     `pageContent`), LlamaIndex `{"node": {"id_", "text", "metadata"}, "score"}`, and any of these
     JSON-encoded as a string.
     """
-    item = loads_lenient(item)
-    if isinstance(item, str):
-        return RetrievedNode(id=str(position), text=_bounded(item))
+    if isinstance(item, str):  # the checks before each loads_lenient spare a call per plain value
+        item = loads_lenient(item)
+        if isinstance(item, str):
+            return RetrievedNode(id=str(position), text=_bounded(item))
     if not isinstance(item, dict):
         raise ExtractionError(
             "wrong_type", f"{key}[{position}] on span {span.span_id} is {type(item).__name__}"
         )
-    inner = loads_lenient(item.get("node"))
+    inner = item.get("node")
+    if isinstance(inner, str):
+        inner = loads_lenient(inner)
     if isinstance(inner, dict):  # LlamaIndex NodeWithScore
         node = node_from_mapping(inner, position, span, key)
         return RetrievedNode(node.id, node.text, _score(item, position, span, key) or node.score)
-    content = loads_lenient(next((item[k] for k in _CONTENT_KEYS if item.get(k) is not None), None))
+    content = None
+    for content_key in _CONTENT_KEYS:
+        if (content := item.get(content_key)) is not None:
+            break
+    if isinstance(content, str):
+        content = loads_lenient(content)
     if isinstance(content, dict):  # {"document": {"content": ...}}
         return node_from_mapping(content, position, span, key)
     if content is not None and not isinstance(content, str):
         raise ExtractionError(
             "wrong_type", f"{key}[{position}].content on span {span.span_id} is {type(content).__name__}"
         )
-    metadata = loads_lenient(item.get("metadata"))
-    metadata = metadata if isinstance(metadata, dict) else {}
-    node_id = next(
-        (v for source in (item, metadata) for k in _ID_KEYS if (v := source.get(k)) not in (None, "")),
-        position,
-    )
+    metadata = item.get("metadata")
+    if isinstance(metadata, str):
+        metadata = loads_lenient(metadata)
+    node_id: Any = position
+    for source in (item, metadata) if isinstance(metadata, dict) else (item,):
+        found = next((v for k in _ID_KEYS if (v := source.get(k)) is not None and v != ""), None)
+        if found is not None:
+            node_id = found
+            break
     return RetrievedNode(
         id=str(node_id), text=_bounded(content or ""), score=_score(item, position, span, key)
     )
@@ -232,6 +243,16 @@ _CONVERSATION_KEYS = (
     "traceloop.association.properties.session_id",
     attributes.CONVERSATION_ID,
 )
+
+
+_ROUTE_KEYS = (attributes.ROUTE, "http.route", "url.template")
+
+
+def route(spans: Sequence[Span]) -> str:
+    """The trace's route: `rag.route`, `http.route` or `url.template`, on a root span first. Read by
+    extraction and, before it, by sampling rules on `route` (collector/sampling.py)."""
+    roots_first = sorted(spans, key=lambda s: not s.is_root)
+    return next((v for s in roots_first for k in _ROUTE_KEYS if (v := text(s, k))), "")
 
 
 SERVICE_VERSION = "service.version"  # OTel resource attribute

@@ -123,10 +123,12 @@ class OpenLLMetry:
             shapes.retrievals.append(
                 Retrieval(span, argument_text(span.attributes.get(INPUT)), nodes, tool=True)
             )
-        shapes.generations = [_generation(s) for s in innermost([s for s in spans if _is_llm(s)], spans)]
+        llms = [s for s in spans if _is_llm(s)]
+        shapes.generations = [_generation(s) for s in innermost(llms, spans)]
+        llm_ids = {id(s) for s in llms}  # objects, not span ids: bad input may repeat an id
         shapes.chains = [
             Chain(s, _chain_io)
             for s in entities
-            if not _is_retriever(s) and not _is_llm(s) and not _is_tool(s)
+            if id(s) not in llm_ids and not _is_retriever(s) and not _is_tool(s)
         ]
         return shapes
