@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from collector.metrics import FEEDBACK, FEEDBACK_JUDGE_SCORE, FEEDBACK_UNMATCHED, JUDGE_HUMAN_AGREEMENT
 from collector.records import RagRecord
-from collector.stages import Evaluation, Outcome
+from collector.stages import Evaluation, InProcessExporter, Outcome
 
 # What feedback widgets send for thumbs (compared lower-cased, emoji without skin tone).
 _POSITIVE = frozenset(
@@ -239,7 +239,7 @@ class FeedbackJoin:
                 FEEDBACK_JUDGE_SCORE.labels(verdict.metric, human).observe(verdict.score, exemplar)
 
 
-class FeedbackExporter:
+class FeedbackExporter(InProcessExporter):
     """The join's view of evaluations: an `EvaluationExporter` that only indexes verdicts in memory."""
 
     def __init__(self, join: FeedbackJoin) -> None:
@@ -247,17 +247,3 @@ class FeedbackExporter:
 
     def export(self, record: RagRecord, evaluations: Sequence[Evaluation]) -> None:
         self._join.evaluated(record, evaluations)
-
-    def force_flush(self, timeout_s: float = 10.0) -> bool:
-        return True
-
-    @property
-    def saturated(self) -> bool:
-        return False
-
-    @property
-    def delivering(self) -> bool:
-        return True  # nothing leaves the process
-
-    def shutdown(self) -> None:
-        pass

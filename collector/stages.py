@@ -28,6 +28,7 @@ __all__ = [
     "Evaluation",
     "EvaluationExporter",
     "Evaluator",
+    "InProcessExporter",
     "Outcome",
     "Received",
     "Receiver",
@@ -220,3 +221,19 @@ class EvaluationExporter(Protocol):
     def shutdown(self) -> None:
         """Flush what is buffered and release connections; export() is a no-op afterwards."""
         ...
+
+
+class InProcessExporter:
+    """An exporter whose `export` is the delivery (metrics, an index in memory, a tally): nothing is
+    buffered, so a flush has nothing to wait for, and it is never saturated and always delivering."""
+
+    saturated, delivering = False, True
+
+    def export(self, record: RagRecord, evaluations: Sequence[Evaluation]) -> None:
+        raise NotImplementedError
+
+    def force_flush(self, timeout_s: float = 10.0) -> bool:
+        return True
+
+    def shutdown(self) -> None:
+        """Nothing to flush, nothing to release."""

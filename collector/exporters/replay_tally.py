@@ -7,13 +7,11 @@ from collections import Counter
 from collections.abc import Sequence
 
 from collector.records import RagRecord
-from collector.stages import Evaluation
+from collector.stages import Evaluation, InProcessExporter
 
 
-class ReplayTally:
+class ReplayTally(InProcessExporter):
     """The last exporter of a replay: counts the generations, traces and results handed to the others."""
-
-    saturated, delivering = False, True
 
     def __init__(self) -> None:
         self.records, self.traces, self.outcomes = 0, set[str](), Counter[str]()
@@ -22,9 +20,3 @@ class ReplayTally:
         self.records += 1
         self.traces.add(record.trace_id)
         self.outcomes.update(e.outcome.value for e in evaluations)
-
-    def force_flush(self, timeout_s: float = 10.0) -> bool:
-        return True
-
-    def shutdown(self) -> None:
-        pass
