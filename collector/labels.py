@@ -35,7 +35,7 @@ class LabelsConfig(BaseModel):
         200,
         ge=1,
         description="Distinct (service, route) pairs; beyond, a new pair's route becomes `other`. Bounds the "
-        "product, not only each label: the score histogram has ~25 series per pair and metric.",
+        "product, not only each label: a pair has 15 series per metric and version (docs/metrics.md).",
     )
     version_from: Literal["service_version", "prompt_version", "model"] = Field(
         "service_version", description="The record field the `version` label of the score metrics shows."

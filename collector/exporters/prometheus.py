@@ -2,12 +2,15 @@
 
 Exemplars carry the trace and anchor span ids, so a point in Grafana opens its trace; ids never
 become label values. Service and route go through their allow-lists, and their pairs through
-`labels.max_pairs`: fifty services times fifty routes would otherwise be 2,500 pairs of ~25 series
-per metric. The `version` label (the record field `labels.version_from` names) goes through a
-`VersionPolicy`: up to `labels.max_versions` active versions per service have their own label, a
-newcomer beyond them is `other`. No series is removed while it may change: only a version idle for
-`labels.version_idle_s` loses its series (Prometheus holds their final values), freeing its slot for the
-next deploy. So every count reaches /metrics under some label, and the series stay bounded.
+`labels.max_pairs`: fifty services times fifty routes would otherwise be 2,500 pairs of 15 series per
+metric (13 of the score histogram with its ten default buckets, 2 outcome counts). The `version` label
+(the record field `labels.version_from` names) goes through a `VersionPolicy`: up to
+`labels.max_versions` active versions per service have their own label, a newcomer beyond them is
+`other`. No series is removed while it may change: only a version idle for `labels.version_idle_s`
+loses its series (Prometheus holds their final values), freeing its slot for the next deploy. So every
+count reaches /metrics under some label, and the series stay bounded.
+
+The registry is written for a scrape by `collector.exporters.exposition`.
 """
 
 from __future__ import annotations
@@ -16,16 +19,25 @@ import contextlib
 import threading
 import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from collector.labels import OTHER, LabelPolicy, VersionPolicy
-from collector.metrics import EVALUATION_SCORE, EVALUATIONS, FAILURES, VERSION_FIRST_SEEN
+from collector.metrics import (
+    EVALUATION_SCORE,
+    EVALUATIONS,
+    FAILURES,
+    VERSION_FIRST_SEEN,
+)
 from collector.records import RagRecord
-from collector.stages import Evaluation
+from collector.stages import Evaluation, InProcessExporter
+
+if TYPE_CHECKING:
+    pass
 
 _NOT_A_VERSION = ("unknown", OTHER)  # no first-seen time: neither can be "the newest version"
 
 
-class PrometheusExporter:
+class PrometheusExporter(InProcessExporter):
     def __init__(
         self,
         services: LabelPolicy,
@@ -83,17 +95,3 @@ class PrometheusExporter:
                     )
                 if evaluation.cause is not None:
                     FAILURES.labels(evaluation.metric, evaluation.cause, service).inc(exemplar=exemplar)
-
-    def force_flush(self, timeout_s: float = 10.0) -> bool:
-        return True
-
-    @property
-    def saturated(self) -> bool:
-        return False
-
-    @property
-    def delivering(self) -> bool:
-        return True  # nothing leaves the process
-
-    def shutdown(self) -> None:
-        pass
