@@ -1,7 +1,8 @@
 """Soak: the whole stack for a long time with faults on a schedule; does anything leak, stall or get lost?
 
     python -m benchmarks.soak [--minutes 30] [--rate 20] [--judge offline|slow-llm] [--judge-latency-s 0.5]
-                              [--faults cycle|broker-restart] [--fault-every 120] [--repeat-trace]
+                              [--faults cycle|broker-restart|none] [--fault-every 120] [--repeat-trace]
+                              [--store-mb MB]
 
 A broker of its own (scripts/kafka.sh), two `ragpulse run` replicas in one group, the results topic and
 an OTLP sink as exporters, and a producer sending `--rate` RAG traces a second, each answer different
@@ -13,11 +14,15 @@ every request after `--judge-latency-s` (`--judge slow-llm`). Faults (`--faults`
         broker SIGKILL (restarted 15 s later) · tracing backend 503 for 30 s · a third replica joins ·
         tracing backend hung for 30 s · broker frozen for 20 s · the third replica leaves (SIGTERM)
     broker-restart: one broker SIGKILL, restarted 15 s later, at the middle of the run; nothing else
+    none: no fault (a memory soak: no process restarted, so each row of the memory table spans the run)
 
 Every 30 s it prints throughput, lag (produced minus committed), the RSS of every process of each
 replica (the sidecar, then its children: offline judge workers, fork server) and the faults so far;
-lag is also sampled every 5 s. At the end, once the backlog drained: a memory table per process (RSS
-at the first sample after warm-up, at the middle, at the end, and the peak; PSS at the peak sample),
+lag is also sampled every 5 s. The page is on, its store in memory (the sidecar's default), capped at
+`--store-mb` (unset: the sidecar's default, `page.max_store_mb`). At the end, once the backlog drained: a
+memory table per process and per replica's whole tree (RSS and PSS at the first sample after warm-up, at
+the middle, at the end; the peak RSS; and whether it is flat: its PSS grew by at most `FLAT_MIB` MiB or
+`FLAT_SHARE` over the second half, that is, from the middle to the end of the run),
 the ledger of trace ids produced against trace ids scored in both exporters (lost, duplicated), how
 long the backlog took to drain, and how long after the broker restart the lag took to come back to
 its steady level for good: the 5 s lag sample after the last one above twice the median lag before the
@@ -50,6 +55,7 @@ from testkit.rag_traces import RagCase
 from testkit.reliability import Stack
 
 REPORT_EVERY_S, LAG_EVERY_S, WARM_UP_S = 30.0, 5.0, 60.0
+FLAT_MIB, FLAT_SHARE = 4.0, 0.05  # flat: PSS grew by at most this over the second half (or this share)
 Fault = tuple[str, Callable[[], None]]
 
 
@@ -188,7 +194,8 @@ class Soak:
                 continue
             label = self.labels.get(replica.process.pid, "?").split()[0]
             roles = process_memory(replica.process.pid)
-            for role, (rss, pss) in roles.items():
+            tree = (sum(rss for rss, _ in roles.values()), sum(pss for _, pss in roles.values()))
+            for role, (rss, pss) in [*roles.items(), ("tree", tree)]:
                 self.memory.setdefault(f"{label} {role}", []).append((elapsed, rss, pss))
             replicas.append(f"{label} " + "/".join(f"{rss:.0f}" for rss, _ in roles.values()))
         print(
@@ -198,15 +205,23 @@ class Soak:
         )
 
     def memory_table(self, middle_s: float) -> list[str]:
-        rows = [f"{'process':<24} {'start':>6} {'middle':>7} {'end':>6} {'max':>6}  (RSS MiB; PSS at max)"]
+        """RSS and PSS (MiB) of each process and each replica's tree (RSS summed counts shared pages once
+        per process; PSS does not) at start (the first sample after warm-up), middle and end, the peak
+        RSS, and the PSS growth over the second half, which says whether it is flat."""
+        rows = [
+            f"{'process':<24} {'RSS start':>9} {'middle':>6} {'end':>5} {'max':>5}   "
+            f"{'PSS start':>9} {'middle':>6} {'end':>5}   2nd half  flat"
+        ]
         for role, samples in self.memory.items():
             warm = [s for s in samples if s[0] >= WARM_UP_S] or samples
             start, end = warm[0], warm[-1]
             middle = min(warm, key=lambda s: abs(s[0] - middle_s))
             peak = max(warm, key=lambda s: s[1])
+            grew = end[2] - middle[2]
+            flat = "yes" if grew <= max(FLAT_MIB, FLAT_SHARE * middle[2]) else "NO"
             rows.append(
-                f"{role:<24} {start[1]:6.0f} {middle[1]:7.0f} {end[1]:6.0f} {peak[1]:6.0f}  "
-                f"(PSS {peak[2]:.0f})"
+                f"{role:<24} {start[1]:9.0f} {middle[1]:6.0f} {end[1]:5.0f} {peak[1]:5.0f}   "
+                f"{start[2]:9.0f} {middle[2]:6.0f} {end[2]:5.0f}   {grew:+6.1f}  {flat}"
             )
         return rows
 
@@ -247,10 +262,11 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=20.0, help="traces a second")
     parser.add_argument("--judge", choices=("offline", "slow-llm"), default="offline")
     parser.add_argument("--judge-latency-s", type=float, default=0.5, help="each slow-llm judge request")
-    parser.add_argument("--faults", choices=("cycle", "broker-restart"), default="cycle")
+    parser.add_argument("--faults", choices=("cycle", "broker-restart", "none"), default="cycle")
     parser.add_argument("--fault-every", type=float, default=120.0, help="seconds between faults (cycle)")
     parser.add_argument("--repeat-trace", action="store_true", help="every trace the same RAG case")
     parser.add_argument("--drain-minutes", type=float, default=10.0, help="longest wait for the backlog")
+    parser.add_argument("--store-mb", type=float, help="the page's store cap (page.max_store_mb)")
     args = parser.parse_args()
     run_s = args.minutes * 60
 
@@ -267,7 +283,10 @@ def main() -> None:
             sink,
             metrics=("faithfulness", "answer_relevancy"),
             partitions=6,
-            extra_env=judge_env(judge) if judge else {},
+            extra_env={
+                **(judge_env(judge) if judge else {}),
+                **({"RAGPULSE_PAGE__MAX_STORE_MB": f"{args.store_mb:g}"} if args.store_mb else {}),
+            },
         )
         resources.callback(stack.close)
         soak = Soak(stack, broker, sink)
@@ -278,6 +297,8 @@ def main() -> None:
         producer.start()
         if args.faults == "cycle":
             faults, fault_every = soak.cycle(), args.fault_every
+        elif args.faults == "none":
+            faults, fault_every = iter([]), run_s
         else:
             faults, fault_every = iter([("broker SIGKILL, 15 s down", soak.kill_broker)]), run_s / 2
         next_fault, next_report, next_lag = fault_every, REPORT_EVERY_S, LAG_EVERY_S
@@ -315,7 +336,11 @@ def main() -> None:
             judge_requests += len(judge.requests)
 
     judged = f"slow LLM judge ({args.judge_latency_s:g} s a request)" if judge else "offline judge"
-    print(f"\n{args.minutes:g} min at {args.rate:g} traces/s, {judged}, faults: {args.faults}")
+    store = f"{args.store_mb:g} MB" if args.store_mb else "the default cap"
+    print(
+        f"\n{args.minutes:g} min at {args.rate:g} traces/s, {judged}, faults: {args.faults}, "
+        f"page store in memory ({store})"
+    )
     print(f"faults injected ({len(soak.faults)}): {', '.join(soak.faults) or 'none'}")
     print(
         f"producer: {soak.producer_errors} sends failed and retried, longest wait for one second's "

@@ -13,6 +13,9 @@ Garbage collection was 10-15% of a worker's time. The objects loaded here are fr
 and copies page by page, the ~90,000 objects of the code and the model. And a worker allocates
 fast (tokens, stems, verdicts) while keeping little: collecting the youngest objects every 20,000
 allocations instead of every 700 cut the collector's time from ~1 ms to ~0.3 ms per record.
+
+What a worker then gains is its caches (bounded by entries: docs/offline-judge.md, Memory) and the
+shared pages it writes to, which become its own: it levels off after a few thousand records.
 """
 
 from __future__ import annotations
@@ -34,7 +37,38 @@ from evaluators.offline import OfflineJudge
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")  # read by the tokenizer at each call
 JUDGE = OfflineJudge()
-JUDGE.embedder.embed(["warm-up"])  # the embedding model loads lazily: load it before forking
+
+# Every built-in metric the sidecar may ask of a record, on one case that gives each its inputs.
+_WARM_UP_METRICS = (
+    "faithfulness",
+    "answer_relevancy",
+    "contextual_relevancy",
+    "context_utilization",
+    "hallucination",
+    "contextual_precision",
+    "contextual_recall",
+    "answer_correctness",
+)
+_WARM_UP_CASE = TestCase(
+    input="When was the tower completed?",
+    actual_output="The tower was completed in 1889. It is 330 metres tall. Башня построена в 1889 году.",
+    retrieval_context=[
+        "The tower was completed in 1889 for the World's Fair.",
+        "It is 330 metres tall. Башня была построена в 1889 году.",  # other scripts' tables load too
+    ],
+    context=["The tower was completed in 1889."],
+    expected_output="It was completed in 1889.",
+)
+
+
+def _warm_up() -> None:
+    """Judge one case here, before forking, so what loads on first use (the embedding model, the
+    sentence splitter, tables read lazily) is loaded once and shared by every worker, not copied
+    into each (2-4 MiB a worker, measured). The case's few cache entries are harmless."""
+    asyncio.run(JudgeOnLoop(JUDGE).score(_WARM_UP_CASE, _WARM_UP_METRICS))
+
+
+_warm_up()
 gc.freeze()  # everything loaded so far lives as long as the process: no collection need walk it
 
 GC_THRESHOLDS = FEWER_COLLECTIONS  # (20,000, 20, 10), as `evaluate` sets while it runs

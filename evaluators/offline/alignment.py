@@ -23,7 +23,7 @@ from evaluators.offline.wordllama_table import wordllama_model
 _LOW, _HIGH = 0.25, 0.65  # cosine at or below _LOW is no match, at or above _HIGH a full one
 
 
-_VECTORS_CACHED = 16384  # ~16 MB: the words of recent passages and claims
+_VECTORS_CACHED = 4096  # ~5 MB: the words of recent passages and claims (per worker process)
 
 
 def _unit_rows(words: list[str]) -> list[np.ndarray]:

@@ -130,7 +130,7 @@ def stated_in(view: ClaimView, parts: tuple[str, ...], rows: tuple[int, ...]) ->
     return tuple([stated >> i & 1 == 1 for i in rows])
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=4096)
 def _stated(view: ClaimView, text: str) -> int:
     """The claim's quantities that a quantity of `text` states, as bits (bit i: `view.quantities[i]`)."""
     found = quantities(text)

@@ -21,7 +21,7 @@ import numpy as np
 
 from evaluators.offline.wordllama_table import wordllama_model
 
-CACHE_SIZE = 8192  # texts per model: ~8 MB of vectors plus the texts themselves
+CACHE_SIZE = 4096  # texts per model: ~4 MB of vectors plus the texts themselves (per process)
 
 
 @runtime_checkable

@@ -77,7 +77,7 @@ class References:
     lowered: str
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=256)  # per record's passages: the windows of all its nodes (docs/offline-judge.md, Memory)
 def prepare(texts: tuple[str, ...]) -> References:
     return References(
         texts=texts,

@@ -23,7 +23,7 @@ _PART_BREAK = re.compile(
 _SHARE = 0.9  # the clause must hold this share of what the whole sentence matches of the claim
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=4096)
 def _parts(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
     found = [p.strip() for p in _PART_BREAK.split(text) if p.strip()]
     return tuple((p, frozenset(content_stems(p))) for p in found) if len(found) > 1 else ()

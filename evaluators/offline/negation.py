@@ -54,14 +54,14 @@ _STRETCH_BREAK = re.compile(
 )
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=4096)
 def negation_scopes(text: str) -> tuple[frozenset[str] | None, ...]:
     """One entry per negation of `text`: the content stems of its stretch (between punctuation marks and
     conjunctions), or None (the whole text) where text is not read word by word (CJK negation characters)."""
     return _scopes(text, whole=True)
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=4096)
 def denied_scopes(text: str) -> tuple[frozenset[str] | None, ...]:
     """`negation_scopes`, narrowed to what each negation denies: its stretch after the first negation
     ('with no waste created whatsoever' -> 'waste created whatsoever')."""
@@ -88,7 +88,7 @@ def _after_negation(stretch: str) -> str:
     return stretch[at.end() :] if at is not None else stretch
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=4096)
 def negated_stretches(text: str) -> tuple[str, ...]:
     """The stretches of `text` (between punctuation marks and conjunctions) that hold a negation."""
     if not negation_count(text):
@@ -96,7 +96,7 @@ def negated_stretches(text: str) -> tuple[str, ...]:
     return tuple(stretch for stretch in _STRETCH_BREAK.split(text) if negation_count(stretch))
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=4096)
 def denied_predicates(text: str) -> tuple[str, ...] | None:
     """What each negation of `text` denies: the rest of its stretch after it ('The office is not open on
     Sundays' -> 'open on Sundays'; 'Her father's lawyer said he had no convictions' -> 'convictions').
@@ -106,7 +106,7 @@ def denied_predicates(text: str) -> tuple[str, ...] | None:
     return tuple(_after_negation(stretch) for stretch in negated_stretches(text))
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=4096)
 def denied_stems(text: str) -> frozenset[str] | None:
     """The content stems of what the negations of `text` deny (`denied_predicates`), or None."""
     predicates = denied_predicates(text)

@@ -43,7 +43,7 @@ class PassageScores:
     restated: frozenset[str]  # the claim's stems it restates by their complement (`restated_by_complement`)
 
 
-@lru_cache(maxsize=2048)
+@lru_cache(maxsize=512)  # per claim (its Terms, ~5 KB, in the key): a record's metrics
 def passage_scores(terms: Terms, text: str) -> PassageScores:
     found = windows(text, 0)
     # A pool adds to the window's stems the claim's amounts, which weigh nothing as words, the claim's
@@ -80,7 +80,7 @@ def restated_by_complement(terms: Terms, sentence: str, stems: frozenset[str]) -
     return _restated(terms, sentence)
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=512)  # per claim (its Terms, ~5 KB, in the key): a record's metrics
 def _restated(terms: Terms, sentence: str) -> frozenset[str]:
     if not (
         denied_stems(terms.view.claim) or denied_stems(sentence) or _odd(terms.view.claim) or _odd(sentence)
@@ -98,7 +98,7 @@ def _restated(terms: Terms, sentence: str) -> frozenset[str]:
     )
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=512)  # per claim (its Terms, ~5 KB, in the key): a record's metrics
 def _complement_stems(terms: Terms) -> frozenset[str]:
     """The stems of the claim words' complements (`lexicon.complement_stems`): a sentence without one
     restates nothing."""
@@ -122,7 +122,7 @@ def _odd(text: str) -> bool:
     return denied_stems(text) is None and negation_count(text) % 2 == 1
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)  # per passage: ~10 KB each (docs/offline-judge.md, Memory)
 def passage_stems(text: str) -> frozenset[str]:
     """A passage's content stems (its node's pool for node recall), once per passage text: its
     sentences' when it is ASCII and them joined by spaces (an ASCII word never spans a space) or
@@ -145,7 +145,7 @@ def soft_scores(terms: Terms, window: Window, pool: frozenset[str]) -> SoftScore
     return _soft_scores(terms, window.sentences, pool)
 
 
-@lru_cache(maxsize=2048)
+@lru_cache(maxsize=512)  # per claim (its Terms, ~5 KB, in the key): a record's metrics
 def _soft_scores(terms: Terms, sentences: tuple[str, ...], pool: frozenset[str]) -> SoftScores:
     matches = np.array([1.0 if s in pool else 0.0 for s in terms.stems])
     todo = [i for i, s in enumerate(terms.stems) if s not in pool and terms.softable[i]]
@@ -171,27 +171,27 @@ def sentence_soft(words: tuple[str, ...], sentence: str) -> np.ndarray:
     return found
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=512)  # a matrix of word vectors each (docs/offline-judge.md, Memory)
 def _vectors(words: tuple[str, ...]) -> np.ndarray:
     found = alignment.vectors(words)
     found.setflags(write=False)
     return found
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=512)  # a matrix of word vectors each (docs/offline-judge.md, Memory)
 def window_vocabulary(text: str) -> tuple[tuple[str, ...], np.ndarray]:
     """A sentence's content words (surface form, for vectors) and their vectors, once per sentence."""
     found = window_words(text)
     return found, alignment.vectors(found)
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=4096)
 def window_words(text: str) -> tuple[str, ...]:
     """A window's content words, first occurrences in order (antonyms need no vectors)."""
     return tuple(dict.fromkeys(content_words(text)))
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=4096)
 def antonym_keys(text: str) -> frozenset[str]:
     """The `antonym_key` of each content word of `text`."""
     return frozenset(antonym_key(w) for w in window_words(text))
@@ -203,7 +203,7 @@ def antonyms(terms: Terms, window: Window) -> tuple[tuple[str, str], ...]:
     return _antonyms(terms, window.text, window.stems)
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=512)  # per claim (its Terms, ~5 KB, in the key): a record's metrics
 def _antonyms(terms: Terms, text: str, stems: frozenset[str]) -> tuple[tuple[str, str], ...]:
     keys, found = antonym_keys(text), []
     for word, s in zip(terms.surface, terms.stems, strict=True):
@@ -221,7 +221,7 @@ def clause_of(terms: Terms, sentence: Window) -> tuple[str | None, frozenset[int
     return _clause_of(terms, sentence.text, sentence.stems)
 
 
-@lru_cache(maxsize=2048)
+@lru_cache(maxsize=512)  # per claim (its Terms, ~5 KB, in the key): a record's metrics
 def _clause_of(terms: Terms, text: str, stems: frozenset[str]) -> tuple[str | None, frozenset[int]]:
     clause = focus(text, stems, terms.stems, terms.word_list, terms.view.capitalised)
     claim = frozenset(terms.stems)
@@ -235,7 +235,7 @@ def window_names(text: str, common: frozenset[str]) -> tuple[str, ...]:
     return tuple(n.lower() for n in entities(text, common=common))
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=4096)
 def denied_names(text: str, common: frozenset[str]) -> tuple[str, ...]:
     """The names in what a negation of `text` denies, lower-cased: 'not open on Sundays' -> 'sundays'
     (not its subject's: 'The beetle described by Darwin cannot be found in San Marino' denies

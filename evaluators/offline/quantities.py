@@ -113,7 +113,7 @@ def _share_units(text: str, raws: list[RawNumber]) -> None:
             second.currency = second.currency or first.currency
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=4096)
 def quantities(text: str) -> tuple[Quantity, ...]:
     """Numbers, amounts and dates of a text, in order of appearance."""
     found: list[Quantity] = []

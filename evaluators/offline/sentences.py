@@ -50,7 +50,7 @@ def sentences(text: str) -> tuple[str, ...]:
     return tuple(s for block in text.split("\n") if block.strip() for s in _block_sentences(block))
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=1024)  # per passage: ~10 KB each (docs/offline-judge.md, Memory)
 def _block_sentences(block: str) -> tuple[str, ...]:
     """Sentences of one line: cached apart, since a passage is tokenised alone (its windows) and
     again inside the passages joined by blank lines (context statements)."""
@@ -257,7 +257,7 @@ def windows(reference: str, node: int) -> tuple[Window, ...]:
     return tuple(Window(node, w.text, w.stems, w.single, w.parts, w.sentences) for w in found)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)  # per passage: ~10 KB each (docs/offline-judge.md, Memory)
 def _windows(reference: str) -> tuple[Window, ...]:
     """The windows of a passage as node 0, tokenised once whatever its position: hallucination
     judges each passage alone after faithfulness judged them together."""
@@ -273,7 +273,7 @@ def _pair(a: Window, b: Window) -> Window:
     return Window(0, text, a.stems | b.stems, False, parts, (a.text, b.text))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)  # per passage: ~10 KB each (docs/offline-judge.md, Memory)
 def passage_parts(reference: str) -> tuple[str, ...]:
     """The texts whose quantities together are the passage's: its sentences when it is them joined by
     spaces, each reading apart from the next, or by nothing (glued statements, cut apart); else the

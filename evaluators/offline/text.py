@@ -73,7 +73,7 @@ NUMBER_WORDS = {w: str(v) for w, v in (*CARDINALS.items(), *TENS.items(), *BIG.i
 _SUFFIXES = ("ingly", "edly", "ing", "ies", "ied", "ed", "es", "s", "ly")
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=8192)  # words: ~1.5 MB when full (docs/offline-judge.md, Memory)
 def stem(word: str) -> str:
     """A crude suffix stripper: good enough to match 'starred'/'starring' and both sides use it. Only
     Latin-script words are stripped (accents dropped: 'Pelé' and 'Pele' match); any other word is
@@ -164,7 +164,7 @@ def content_stems(text: str) -> list[str]:
     return [stem(w) for w in content_words(text)]
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=4096)
 def stems_of(text: str) -> tuple[str, ...]:
     """`content_stems`, cached: the judge asks again and again for the same claims, questions, names
     and sentences. (Not `content_stems` itself: building an IDF table passes whole documents.)"""

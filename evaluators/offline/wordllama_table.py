@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-_WORDS_CACHED = 65536  # token ids of this many distinct words (a few MB)
+_WORDS_CACHED = 16384  # token ids of this many distinct words (~2 MB)
 
 
 _SPACED_NORMALISER = 'Sequence(normalizers=[Prepend(prepend="▁"), Replace(pattern=String(" "), content="▁")])'
