@@ -15,7 +15,7 @@ setup:
 
 demo:
 	$(PYTHON) -m pip install -q --disable-pip-version-check -e .
-	$(PYTHON) -m collector.cli demo $(DEMO_ARGS)
+	$(PYTHON) -m collector.commands.cli demo $(DEMO_ARGS)
 
 test: setup lint
 	$(PYTHON) -m pytest

@@ -19,7 +19,7 @@ import asyncio
 from collections import Counter
 from collections.abc import Sequence
 
-from collector.sampling import SamplingConfig
+from collector.sampling.sampler import SamplingConfig
 from evaluators import STAGE, TestCase, a_evaluate_case, create_metric, failure_causes
 from evaluators.offline import OfflineJudge
 from evaluators.offline.grounding_cases import load_cases

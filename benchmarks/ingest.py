@@ -34,13 +34,13 @@ import psutil
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.trace.v1.trace_pb2 import TracesData
 
-from collector.assemble import AssemblyConfig, TraceAssembler
+from collector.assembly.assembler import AssemblyConfig, TraceAssembler
 from collector.conventions import extract
-from collector.decode import decode, decode_logs
-from collector.feedback import FeedbackJoin
-from collector.feedback_source import SpanFeedback
-from collector.offsets import NoAck
-from collector.sampling import Sampler, SamplingConfig
+from collector.feedback.agreement import FeedbackJoin
+from collector.feedback.sources import SpanFeedback
+from collector.pipeline.offsets import NoAck
+from collector.receivers.decode import decode, decode_logs
+from collector.sampling.sampler import Sampler, SamplingConfig
 from collector.spans import flatten, flatten_logs
 from testkit import CAPTURES
 from testkit.kafka_forwarder import split_by_trace

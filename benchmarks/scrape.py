@@ -3,8 +3,8 @@ scraping slows evaluation.
 
 (1) In this process, the registry filled the way production fills it: records of N pairs (100, 200,
 1000; services and routes cycle, so 1000 pairs are capped at `labels.max_pairs`) exported through the
-Prometheus exporter `collector.service` builds, with the evaluations the offline judge gives them on the
-default metrics. Then one scrape, as the status server renders it: bytes and the median ms of
+Prometheus exporter `collector.pipeline.service` builds, with the evaluations the offline judge gives
+them on the default metrics. Then one scrape, as the status server renders it: bytes and the median ms of
 `--repeat` renders, text format and OpenMetrics. `before` is the same registry with the old layout (20
 score buckets, `_created` series) written by prometheus_client's encoder, which /metrics used.
 (2) `ragpulse run` in a subprocess, traffic over OTLP/HTTP, the offline judge: N pairs' series made
@@ -61,7 +61,7 @@ def judged(count: int) -> list[list[Evaluation]]:
     from collector.judging.build import build_evaluator
     from collector.judging.config import JudgeConfig, MetricsConfig
     from collector.records import RagRecord, RetrievedNode
-    from collector.sampling import SamplingConfig
+    from collector.sampling.sampler import SamplingConfig
 
     case = RagCase()
     nodes = tuple(RetrievedNode(node_id, text, score) for node_id, text, score in case.nodes)
@@ -86,8 +86,8 @@ def fill(pairs: int, evaluations: list[list[Evaluation]]) -> tuple[int, int]:
     """Export one record per pair through the exporter the service builds; (series, labelled pairs)."""
     from collector.config import Settings
     from collector.metrics import REGISTRY
+    from collector.pipeline.service import build_exporters
     from collector.records import RagRecord
-    from collector.service import build_exporters
 
     for collector in list(REGISTRY._collector_to_names):  # a fresh registry per size
         if hasattr(collector, "clear"):

@@ -20,23 +20,23 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
-from collector.assemble import AssemblyConfig
-from collector.canary import CanaryConfig
+from collector.assembly.assembler import AssemblyConfig
 from collector.conventions import ExtractionConfig
 from collector.errors import ConfigError
-from collector.evaluation_queue import EvaluationConfig
 from collector.exporters.kafka_results import KafkaResultsConfig
 from collector.exporters.otel_spans import OtelExportConfig
 from collector.exporters.phoenix import PhoenixConfig
-from collector.feedback import FeedbackConfig
+from collector.exporters.verdicts import VerdictLimits
+from collector.feedback.agreement import FeedbackConfig
+from collector.feedback.canary import CanaryConfig
 from collector.judging.config import JudgeConfig, MetricsConfig
 from collector.labels import LabelsConfig
 from collector.page.config import PageConfig
+from collector.pipeline.queue import EvaluationConfig
 from collector.receivers.kafka import KafkaConfig
 from collector.receivers.otlp import OtlpConfig
 from collector.review.config import ReviewConfig
-from collector.sampling import SamplingConfig
-from collector.verdicts import VerdictLimits
+from collector.sampling.sampler import SamplingConfig
 from evaluators.metrics.custom import CustomMetrics, yaml_problem
 from evaluators.metrics.registry import check_custom, check_known, create_metric
 

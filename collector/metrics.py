@@ -212,7 +212,7 @@ FORWARDED = Counter(
     registry=REGISTRY,
 )
 
-# Judge canary (collector/canary.py): a frozen golden set re-judged on a schedule
+# Judge canary (collector/feedback/canary.py): a frozen golden set re-judged on a schedule
 CANARY_AGREEMENT = Gauge(
     "ragpulse_judge_canary_agreement_ratio",
     "Share of the golden set's (case, metric) verdicts the judge repeats at the last canary run (1 = "
@@ -238,7 +238,7 @@ CANARY_LAST_RUN = Gauge(
     registry=REGISTRY,
 )
 
-# Human feedback (collector/feedback.py): users' thumbs or scores joined to the judge's verdicts
+# Human feedback (collector/feedback/agreement.py): users' thumbs or scores joined to the judge's verdicts
 FEEDBACK = Counter(
     "ragpulse_feedback",
     "Human feedback read, by source (span, event, kafka) and sentiment (positive, negative, invalid).",

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from collector.assemble import AssembledTrace, TraceAssembler
-from collector.decode import decode, decode_logs
-from collector.offsets import NoAck
+from collector.assembly.assembler import AssembledTrace, TraceAssembler
+from collector.pipeline.offsets import NoAck
+from collector.receivers.decode import decode, decode_logs
 from collector.spans import flatten, flatten_logs
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from collector.config import Settings, load_settings
-from collector.service import Service, build
+from collector.pipeline.service import Service, build
 
 
 class _RecordLines(logging.Handler):
@@ -55,8 +55,8 @@ class RunningCollector:
         asyncio.run(go())
 
     def __enter__(self) -> RunningCollector:
-        logging.getLogger("collector.pipeline").addHandler(self._lines)
-        logging.getLogger("collector.pipeline").setLevel(logging.INFO)
+        logging.getLogger("collector.pipeline.pipeline").addHandler(self._lines)
+        logging.getLogger("collector.pipeline.pipeline").setLevel(logging.INFO)
         self.service.status.start()
         self._thread.start()
         wait_for(lambda: self.service.pipeline.ready, 30, "collector ready")
@@ -67,7 +67,7 @@ class RunningCollector:
             self._loop.call_soon_threadsafe(self._stop.set)
         self._thread.join(60)
         self.service.status.shutdown()
-        logging.getLogger("collector.pipeline").removeHandler(self._lines)
+        logging.getLogger("collector.pipeline.pipeline").removeHandler(self._lines)
 
 
 def wait_for(condition: Callable[[], bool], timeout_s: float, what: str) -> None:

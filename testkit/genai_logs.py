@@ -16,7 +16,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter
 
-from collector.assemble import TraceAssembler
+from collector.assembly.assembler import TraceAssembler
 from collector.spans import Span
 from collector.stages import Received
 

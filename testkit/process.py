@@ -78,7 +78,10 @@ class RagpulseProcess:
     def start(self) -> RagpulseProcess:
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "collector.cli", *self.args], env=self.env, stdout=log, stderr=log
+                [sys.executable, "-m", "collector.commands.cli", *self.args],
+                env=self.env,
+                stdout=log,
+                stderr=log,
             )
         deadline = time.monotonic() + self.ready_timeout_s
         while http_status(f"{self.metrics_url}/readyz") != 200:

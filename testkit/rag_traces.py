@@ -15,7 +15,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
 
-from collector.demo_corpus import Topic
+from collector.commands.demo_corpus import Topic
 from ragpulse_sdk import record_rag
 
 

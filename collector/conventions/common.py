@@ -250,7 +250,7 @@ _ROUTE_KEYS = (attributes.ROUTE, "http.route", "url.template")
 
 def route(spans: Sequence[Span]) -> str:
     """The trace's route: `rag.route`, `http.route` or `url.template`, on a root span first. Read by
-    extraction and, before it, by sampling rules on `route` (collector/sampling.py)."""
+    extraction and, before it, by sampling rules on `route` (collector/sampling/sampler.py)."""
     roots_first = sorted(spans, key=lambda s: not s.is_root)
     return next((v for s in roots_first for k in _ROUTE_KEYS if (v := text(s, k))), "")
 

@@ -26,7 +26,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from collector.conventions.common import image_passage, innermost, loads_lenient, nodes_from_json, outermost
-from collector.conventions.generations import Generation, Message, Retrieval, TraceShapes
+from collector.conventions.generations import Generation, Retrieval, TraceShapes
+from collector.conventions.prompt_context import Message
 from collector.conventions.tools import argument_text, tool_nodes
 from collector.spans import Event, Span
 

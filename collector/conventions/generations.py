@@ -35,17 +35,10 @@ from functools import cached_property
 
 from collector.conventions.common import Found, ancestors, parent_map
 from collector.conventions.markup import answer_text
-from collector.conventions.prompt_context import PromptContext, context_from_prompt
+from collector.conventions.prompt_context import Message, PromptContext, context_from_prompt
 from collector.conventions.tools import argument_text, tool_nodes
 from collector.records import RetrievedNode
 from collector.spans import Span
-
-
-@dataclass(slots=True)
-class Message:
-    role: str  # system, user, assistant, tool
-    text: str
-    images: list[str] = field(default_factory=list)  # image URLs / data URIs of its image parts
 
 
 @dataclass(slots=True)

@@ -36,7 +36,8 @@ from collector.conventions.common import (
     outermost,
     pick_text,
 )
-from collector.conventions.generations import Chain, Generation, Message, Retrieval, TraceShapes
+from collector.conventions.generations import Chain, Generation, Retrieval, TraceShapes
+from collector.conventions.prompt_context import Message
 from collector.conventions.tools import argument_text, tool_nodes
 from collector.records import RetrievedNode
 from collector.spans import Span

@@ -21,15 +21,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from collector.conventions.markup import template_context
 from collector.records import RetrievedNode
-
-if TYPE_CHECKING:
-    from collector.conventions.generations import Message
 
 _SEPARATOR = re.compile(r"^\s*(?:-{3,}|={3,}|\*{3,}|#{1,3}\s.*)\s*$")
 # `[1]`, `[kb-3]`, `(2)`, `Document 4:`, `Source 5 -`; the marker doubles as the passage id.
@@ -55,6 +52,15 @@ _INSTRUCTIONS = (
     ),
     re.compile(r"(?i)^\s*(you are|you're|act as|as an? \w+ assistant)\b"),  # a persona, not knowledge
 )
+
+
+@dataclass(slots=True)
+class Message:
+    """One message of a prompt or a reply, as the conventions read it."""
+
+    role: str  # system, user, assistant, tool
+    text: str
+    images: list[str] = field(default_factory=list)  # image URLs / data URIs of its image parts
 
 
 class PromptContextConfig(BaseModel):

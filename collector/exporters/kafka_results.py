@@ -23,18 +23,18 @@ from kafka.structs import TopicPartition
 from pydantic import BaseModel, ConfigDict, Field
 
 from collector import __version__
-from collector.dedup import evaluation_key
 from collector.exporters import explanation, score_label
-from collector.kafka_options import security_options
-from collector.kafka_writer import KafkaWriter, WriterFull
+from collector.exporters.kafka_writer import KafkaWriter, WriterFull
+from collector.exporters.verdicts import VerdictLimits, verdict_documents
 from collector.logs import RateLimitedLog
 from collector.metrics import EXPORT_ERRORS
-from collector.offsets import offsets_at
+from collector.pipeline.offsets import offsets_at
+from collector.receivers.kafka_options import security_options
 from collector.records import RagRecord
 from collector.review import corrections
 from collector.review.corrections import Correction
+from collector.sampling.dedup import evaluation_key
 from collector.stages import Evaluation, Outcome
-from collector.verdicts import VerdictLimits, verdict_documents
 
 logger = logging.getLogger(__name__)
 

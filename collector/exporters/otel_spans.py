@@ -32,19 +32,19 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.sampling import ALWAYS_ON
 from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, SpanKind, Status, StatusCode, TraceFlags
 from opentelemetry.util.types import AttributeValue
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+from pydantic import Field, model_validator
 
 from collector import __version__
-from collector.endpoints import sendable_headers
 from collector.exporters import explanation, score_label
+from collector.exporters.endpoints import HttpDestination
 from collector.exporters.held_logs import EXPORTER as LOGS_EXPORTER
 from collector.exporters.held_spans import HeldSpanProcessor
 from collector.exporters.otel_logs import EVALUATION_EVENT, EvaluationLogEvents
+from collector.exporters.verdicts import VerdictLimits, verdict_documents
 from collector.logs import OneLineFilter
 from collector.metrics import EXPORT_ERRORS
 from collector.records import RagRecord
 from collector.stages import Evaluation, Outcome
-from collector.verdicts import VerdictLimits, verdict_documents
 
 logger = logging.getLogger(__name__)
 # The SDK exporter logs every attempt of an outage; `held_spans` says what it means for the offsets.
@@ -53,14 +53,9 @@ logging.getLogger("opentelemetry.exporter.otlp.proto.http.trace_exporter").addFi
 ERROR_TYPE = "evaluation_error"  # the judge failed, after its retries (the one `error.type` ragpulse sets)
 
 
-class OtelExportConfig(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class OtelExportConfig(HttpDestination):
     endpoint: str | None = Field(
         None, description="OTLP/HTTP traces URL, e.g. http://127.0.0.1:4318/v1/traces; unset = disabled."
-    )
-    headers: dict[str, SecretStr] = Field(
-        default_factory=dict, description="Sent with every request (e.g. an auth token); never logged."
     )
     timeout_s: float = Field(10.0, gt=0, description="Per export request, retries included.")
     compression: Literal["none", "gzip"] = "none"
@@ -97,8 +92,6 @@ class OtelExportConfig(BaseModel):
         "event API for log-based events (OTEP 4430).",
     )
 
-    _sendable = field_validator("headers")(sendable_headers)
-
     @model_validator(mode="after")
     def _logs_url_known(self) -> OtelExportConfig:
         if self.endpoint and self.log_events and self.logs_url is None:
@@ -134,7 +127,8 @@ def evaluation_attributes(
     outcome words Prometheus and the results topic use (passed, failed, error, unmeasured), so one
     query finds the same evaluations everywhere. The judge goes under `ragpulse.judge*`, not
     `gen_ai.request.model`: dashboards sum that attribute over the app's own model calls, and an
-    evaluation span is not one of them. The verdicts travel as one JSON string (`collector.verdicts`).
+    evaluation span is not one of them. The verdicts travel as one JSON string
+    (`collector.exporters.verdicts`).
     """
     attributes: dict[str, AttributeValue] = {
         "gen_ai.evaluation.name": evaluation.metric,
@@ -177,7 +171,7 @@ class OtelSpanExporter:
         self._events: EvaluationLogEvents | None = None
         if config.endpoint is None:
             return
-        headers = {key: value.get_secret_value() for key, value in config.headers.items()}
+        headers = config.revealed_headers()
         otlp = OTLPSpanExporter(
             endpoint=config.endpoint,
             headers=headers,

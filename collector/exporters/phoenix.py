@@ -22,16 +22,16 @@ from collections.abc import Sequence
 from typing import Any
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import Field, field_validator
 
 from collector import __version__
-from collector.endpoints import base_url, sendable_headers
 from collector.exporters import explanation, score_label
+from collector.exporters.endpoints import HttpDestination, base_url
 from collector.exporters.held import Held, HoldsItems, Sent
+from collector.exporters.verdicts import VerdictLimits, verdict_documents
 from collector.logs import RateLimitedLog
 from collector.records import RagRecord
 from collector.stages import Evaluation
-from collector.verdicts import VerdictLimits, verdict_documents
 from evaluators.redaction import without_credentials
 
 logger = logging.getLogger(__name__)
@@ -40,21 +40,14 @@ IDENTIFIER = "ragpulse"
 _RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 
 
-class PhoenixConfig(BaseModel):
+class PhoenixConfig(HttpDestination):
     """Where Phoenix listens (`phoenix`); no endpoint = no annotations."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     endpoint: str | None = Field(
         None,
         description="Phoenix's base URL, e.g. http://phoenix:6006 (annotations go to /v1/span_annotations "
         "under it); unset = disabled.",
     )
-    headers: dict[str, SecretStr] = Field(
-        default_factory=dict,
-        description="Sent with every request, e.g. {Authorization: 'Bearer <API key>'}; never logged.",
-    )
-    timeout_s: float = Field(10.0, gt=0, description="Per request.")
     max_explanation_chars: int = Field(1000, ge=0, description="Longer judge reasons are truncated.")
     max_queue_size: int = Field(
         20_000,
@@ -75,8 +68,6 @@ class PhoenixConfig(BaseModel):
     def _base_url(cls, value: str | None) -> str | None:
         hint = "give Phoenix's base URL: /v1/span_annotations is added to it"
         return base_url(value, ("/v1", "/v1/span_annotations"), hint)
-
-    _sendable = field_validator("headers")(sendable_headers)
 
 
 def annotator_kind(evaluation: Evaluation) -> str:
@@ -133,7 +124,7 @@ class PhoenixAnnotationExporter(HoldsItems):
         self.verdict_limits, self.hide_texts = verdicts or VerdictLimits(), hide_texts
         self._shown = without_credentials(config.endpoint)
         self._url = f"{config.endpoint}/v1/span_annotations"
-        headers = {name: value.get_secret_value() for name, value in config.headers.items()}
+        headers = config.revealed_headers()
         headers.setdefault("User-Agent", f"ragpulse/{__version__}")
         self._client = httpx.Client(timeout=config.timeout_s, headers=headers)
         self._failed_log, self._refused_log = RateLimitedLog(interval_s=30.0), RateLimitedLog(interval_s=30.0)

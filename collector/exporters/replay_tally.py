@@ -1,5 +1,5 @@
-"""`ReplayTally`: the last exporter of a replay, counting what the others were handed (`collector.backfill`
-prints it)."""
+"""`ReplayTally`: the last exporter of a replay, counting what the others were handed
+(`collector.commands.replay` prints it)."""
 
 from __future__ import annotations
 

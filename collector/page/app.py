@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 
 from collector.exporters.kafka_results import KafkaResultsConfig
+from collector.exporters.verdicts import VerdictLimits
 from collector.page.config import PageConfig
 from collector.page.exporter import StoreExporter
 from collector.page.results_reader import ResultsReader
@@ -17,7 +18,6 @@ from collector.page.writer import StoreWriter
 from collector.review.config import ReviewConfig
 from collector.review.fit import FittedThresholds, refit
 from collector.review.routes import ReviewRoutes
-from collector.verdicts import VerdictLimits
 
 logger = logging.getLogger(__name__)
 

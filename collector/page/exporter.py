@@ -11,13 +11,13 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 
+from collector.exporters.verdicts import VerdictLimits, verdict_documents
 from collector.logs import RateLimitedLog
 from collector.page.metrics import STORE_DROPPED
 from collector.page.store import StoredEvaluation, StoredPassage
 from collector.page.writer import StoreWriter
 from collector.records import RagRecord
 from collector.stages import Evaluation
-from collector.verdicts import VerdictLimits, verdict_documents
 from evaluators.result import reason_holds_texts
 
 logger = logging.getLogger(__name__)

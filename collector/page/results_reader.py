@@ -22,15 +22,15 @@ from kafka import KafkaConsumer
 from kafka.structs import TopicPartition
 
 from collector.exporters.kafka_results import KafkaResultsConfig
-from collector.kafka_options import security_options
+from collector.exporters.verdicts import json_number
 from collector.logs import RateLimitedLog
-from collector.offsets import offsets_at
 from collector.page.metrics import RESULTS_READ
 from collector.page.store import StoredEvaluation, StoredPassage
 from collector.page.writer import StoreWriter
+from collector.pipeline.offsets import offsets_at
+from collector.receivers.kafka_options import security_options
 from collector.review import corrections
 from collector.review.corrections import Correction
-from collector.verdicts import json_number
 
 logger = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import urlencode
 
 from starlette.requests import Request
@@ -32,14 +32,20 @@ from collector.page.config import PageConfig
 from collector.page.pipeline_state import pipeline_state
 from collector.page.store import Store
 
-if TYPE_CHECKING:
-    from collector.review.routes import ReviewRoutes
-
 HERE = Path(__file__).parent
 COOKIE = "ragpulse_page"
 _HOTSPOTS_TTL_S = 15.0  # the 24-hour scan is the costliest query; the overview reloads every few seconds
 
 Handler = Callable[[Request], Response]
+
+
+class Review(Protocol):
+    """The review queue as the page mounts it (collector/review/routes.py): its routes, and the form the
+    evaluation view shows. A protocol, so the page does not import the feature that builds on it."""
+
+    def routes(self) -> list[BaseRoute]: ...
+
+    def form(self, record: dict[str, Any], metric: str | None) -> dict[str, Any] | None: ...
 
 
 class PageRoutes:
@@ -62,7 +68,7 @@ class PageRoutes:
             else ""
         )
         self._hotspots: tuple[float, dict[str, Any]] = (-_HOTSPOTS_TTL_S, {})
-        self.review: ReviewRoutes | None = None  # the review queue and corrections, set by `Page`
+        self.review: Review | None = None  # the review queue and corrections, set by `Page`
         self.templates = Jinja2Templates(directory=str(HERE / "templates"))  # autoescapes every text
         self.templates.env.filters.update(views.FILTERS)
         self.templates.env.globals.update(

@@ -35,7 +35,7 @@ class StoredEvaluation:
     duration_s: float = 0.0
     tokens: int = 0  # what the judge spent on this metric (never the app's own usage)
     cost_usd: float = 0.0
-    verdicts: tuple[dict[str, Any], ...] = ()  # `collector.verdicts.verdict_documents`
+    verdicts: tuple[dict[str, Any], ...] = ()  # `collector.exporters.verdicts.verdict_documents`
     verdicts_truncated: int = 0
     service: str = ""
     route: str = ""

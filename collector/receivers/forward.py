@@ -19,16 +19,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import Field, field_validator
 
 from collector import __version__
-from collector.endpoints import base_url, sendable_headers
+from collector.exporters.endpoints import HttpDestination, base_url
 from collector.logs import RateLimitedLog
 from collector.metrics import FORWARDED
+from collector.receivers.decode import Signal
 from evaluators.redaction import without_credentials
 
-if TYPE_CHECKING:  # otlp.py imports this module for its config
-    from collector.receivers.otlp import Signal
+if TYPE_CHECKING:
     from collector.stages import Deliver
 
 logger = logging.getLogger(__name__)
@@ -44,20 +44,14 @@ _THREAD = "otlp-forward"
 logging.getLogger("httpx").addFilter(lambda record: record.threadName != _THREAD)
 
 
-class ForwardConfig(BaseModel):
+class ForwardConfig(HttpDestination):
     """Where the embedded receivers forward what they accepted (`otlp.forward`); no endpoint = nowhere."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     endpoint: str | None = Field(
         None,
         description="Base URL of an OTLP/HTTP receiver, e.g. http://otel-collector:4318 (requests go to "
         "/v1/traces and /v1/logs under it); unset = not forwarded.",
     )
-    headers: dict[str, SecretStr] = Field(
-        default_factory=dict, description="Sent with every request (e.g. an auth token); never logged."
-    )
-    timeout_s: float = Field(10.0, gt=0, description="Per request attempt.")
     retry_for_s: float = Field(
         120.0, ge=0, description="How long one request is retried (429/502/503/504, connection errors)."
     )
@@ -70,8 +64,6 @@ class ForwardConfig(BaseModel):
     def _base_url(cls, value: str | None) -> str | None:
         hint = "give the base URL: /v1/traces and /v1/logs are added to it"
         return base_url(value, ("/v1/traces", "/v1/logs"), hint)
-
-    _sendable = field_validator("headers")(sendable_headers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +161,7 @@ class OtlpForwarder:
             logger.warning("%d OTLP requests not forwarded within %g s of shutdown", len(left), timeout_s)
 
     def _run(self) -> None:
-        headers = {name: value.get_secret_value() for name, value in self.config.headers.items()}
+        headers = self.config.revealed_headers()
         headers.setdefault("User-Agent", f"ragpulse/{__version__}")
         with httpx.Client(timeout=self.config.timeout_s, headers=headers) as client:
             while True:

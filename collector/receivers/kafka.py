@@ -32,11 +32,11 @@ from kafka.consumer.subscription_state import ConsumerRebalanceListener
 from kafka.structs import OffsetAndMetadata, TopicPartition
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from collector.decode import DecodeError, Encoding
 from collector.logs import RateLimitedLog
 from collector.metrics import CONSUMER_COMMITTED_LAG, CONSUMER_LAG
-from collector.offsets import OffsetTracker, RecordAck
-from collector.receivers.otlp import Signal, count, dead_letter_source, decode_batch
+from collector.pipeline.offsets import OffsetTracker, RecordAck
+from collector.receivers.decode import DecodeError, Encoding, Signal
+from collector.receivers.otlp import count, dead_letter_source, decode_batch
 from collector.stages import DeadLetter, DeadLetterSink, Deliver, Received, internal_error_detail
 
 logger = logging.getLogger(__name__)

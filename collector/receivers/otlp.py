@@ -31,10 +31,10 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 from pydantic import BaseModel, ConfigDict, Field
 
-from collector.decode import DecodeError, Encoding, decode, decode_logs, decompress
 from collector.logs import RateLimitedLog
 from collector.metrics import LOG_RECORDS_RECEIVED, RECEIVER_REJECTED, SPANS_RECEIVED, RejectReason
-from collector.offsets import NoAck
+from collector.pipeline.offsets import NoAck
+from collector.receivers.decode import DecodeError, Encoding, Signal, decode, decode_logs, decompress
 from collector.receivers.forward import ForwardConfig, OtlpForwarder
 from collector.spans import LogEvent, Span, flatten, flatten_logs
 from collector.stages import DeadLetter, DeadLetterSink, Deliver, Received, internal_error_detail
@@ -83,11 +83,6 @@ class OtlpConfig(BaseModel):
         the pods of a node behind SNAT, a Collector's exporter queue); 16 for a small `max_connections`."""
         chosen = self.max_connections_per_client or max(16, self.max_connections // 4)
         return min(chosen, self.max_connections)
-
-
-class Signal(StrEnum):
-    TRACES = "traces"
-    LOGS = "logs"
 
 
 @dataclass(slots=True)
@@ -264,7 +259,7 @@ def _nothing() -> None:
 
 
 def _media_type(encoding: Encoding, body: bytes) -> str:
-    """The Content-Type to forward with; AUTO is resolved the way `collector.decode` does."""
+    """The Content-Type to forward with; AUTO is resolved the way `collector.receivers.decode` does."""
     if encoding is Encoding.AUTO:
         encoding = Encoding.OTLP_JSON if body.lstrip()[:1] in (b"{", b"[") else Encoding.OTLP_PROTO
     return _MEDIA_TYPES[encoding]

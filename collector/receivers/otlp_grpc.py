@@ -27,10 +27,10 @@ from google.protobuf.message import Message
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
-from collector.decode import DecodeError, Encoding
-from collector.http_server import PortUnavailable
+from collector.http.server import PortUnavailable
+from collector.receivers.decode import DecodeError, Encoding, Signal
 from collector.receivers.forward import OtlpForwarder
-from collector.receivers.otlp import OtlpConfig, OtlpIntake, RequestOutcome, Signal, count_rejected
+from collector.receivers.otlp import OtlpConfig, OtlpIntake, RequestOutcome, count_rejected
 from collector.receivers.otlp_metrics import METRICS_SERVICE, count_from_zero, drop_metrics
 from collector.stages import DeadLetterSink, Deliver
 

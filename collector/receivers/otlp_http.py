@@ -10,7 +10,7 @@ malformed Content-Length (not retryable; the body is dead-lettered), 408 for a b
 paths/methods, 500 for a bug of ours (dead-lettered), 503 while stopping or over
 `otlp.max_connections` / `otlp.max_connections_per_client` (retryable). Error bodies are a
 `google.rpc.Status` in the request's encoding. Every 400/408/413/415/503 moves
-`ragpulse_receiver_rejected_total{receiver="otlp",reason}` (`collector.http_guard` counts the
+`ragpulse_receiver_rejected_total{receiver="otlp",reason}` (`collector.http.guard` counts the
 connection-level ones), so a flood or a broken exporter shows on /metrics, not only in its own logs.
 """
 
@@ -27,9 +27,9 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from collector.decode import DecodeError, Encoding
-from collector.http_server import HttpServer
+from collector.http.server import HttpServer
 from collector.metrics import RECEIVER_REJECTED, RejectReason
+from collector.receivers.decode import DecodeError, Encoding
 from collector.receivers.forward import OtlpForwarder
 from collector.receivers.otlp import (
     ExportResult,

@@ -12,8 +12,8 @@ from __future__ import annotations
 from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2
 from opentelemetry.proto.metrics.v1 import metrics_pb2
 
-from collector.decode import Encoding, decode_message, decompress
 from collector.metrics import OTLP_METRIC_POINTS_DROPPED
+from collector.receivers.decode import Encoding, decode_message, decompress
 
 METRICS_SERVICE = metrics_service_pb2.DESCRIPTOR.services_by_name["MetricsService"].full_name
 _POINT_KINDS = ("gauge", "sum", "histogram", "exponential_histogram", "summary")

@@ -15,7 +15,7 @@ from typing import Any
 from kafka import KafkaConsumer
 from kafka.structs import TopicPartition
 
-from collector.offsets import offsets_at
+from collector.pipeline.offsets import offsets_at
 from collector.receivers.kafka import KafkaConfig, KafkaReceiver
 from collector.stages import DeadLetterSink, Deliver
 

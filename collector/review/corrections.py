@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from collector.verdicts import json_number
+from collector.exporters.verdicts import json_number
 
 DOCUMENT_TYPE = "correction"
 CLAIM_VERDICTS = ("supported", "contradicted", "not_found")  # the page shows "not stated" for not_found

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from kafka.structs import TopicPartition
 
-from collector.assemble import AssemblyConfig, TraceAssembler
-from collector.decode import decode
-from collector.offsets import OffsetTracker
+from collector.assembly.assembler import AssemblyConfig, TraceAssembler
+from collector.pipeline.offsets import OffsetTracker
+from collector.receivers.decode import decode
 from collector.spans import flatten
 from testkit.rag_traces import encode, make_spans
 

@@ -30,7 +30,7 @@ def test_a_taken_port_is_named_with_the_setting_that_moves_it(command: str, flag
             [
                 sys.executable,
                 "-m",
-                "collector.cli",
+                "collector.commands.cli",
                 command,
                 *args,
                 *(["--duration", "5"] if command == "demo" else []),

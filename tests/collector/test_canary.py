@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from collector.canary import CanaryConfig, build_canary
+from collector.feedback.canary import CanaryConfig, build_canary
 from collector.judging.build import build_evaluator
 from collector.judging.config import JudgeConfig, MetricsConfig
 from collector.metrics import REGISTRY
@@ -40,7 +40,7 @@ NEW_JUDGE = JudgeScript(task_verdicts={("supported", "Paris"): "no", ("supported
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "collector.cli", *args], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "collector.commands.cli", *args], capture_output=True, text=True, timeout=120
     )
 
 

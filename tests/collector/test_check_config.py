@@ -11,7 +11,7 @@ import sys
 def check_config(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("RAGPULSE_") and k != "OPENAI_API_KEY"}
     return subprocess.run(
-        [sys.executable, "-m", "collector.cli", "check-config", *args],
+        [sys.executable, "-m", "collector.commands.cli", "check-config", *args],
         capture_output=True,
         text=True,
         timeout=60,

@@ -12,7 +12,7 @@ from collector.config import Settings
 from collector.judging.cases import to_test_case
 from collector.judging.scorers import JudgeOnLoop
 from collector.records import RagRecord, RetrievedNode
-from collector.sampling import Sampler, SamplingConfig, SamplingOutcome
+from collector.sampling.sampler import Sampler, SamplingConfig, SamplingOutcome
 from evaluators import OpenAIJudge
 from evaluators.metrics.diagnostics import DIAGNOSTIC_METRICS
 from testkit.openai_server import ScriptedOpenAIServer

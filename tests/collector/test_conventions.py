@@ -7,7 +7,7 @@ import json
 import pytest
 
 from collector.conventions import ExtractionError, extract
-from collector.decode import decode
+from collector.receivers.decode import decode
 from collector.spans import flatten
 from testkit.rag_traces import BUILDERS, RagCase, encode, make_spans
 

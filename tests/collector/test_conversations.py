@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from collector.conversations import ConversationConfig, ConversationTracker
+from collector.assembly.conversations import ConversationConfig, ConversationTracker
 from collector.records import RagRecord, RetrievedNode
-from collector.sampling import Sampler, SamplingConfig, SamplingOutcome
+from collector.sampling.sampler import Sampler, SamplingConfig, SamplingOutcome
 from evaluators.metrics.conversation import KNOWLEDGE_RETENTION_INSTRUCTION, RELEVANCY_INSTRUCTION
 from ragpulse_sdk import record_rag
 from testkit.collector_runner import wait_for

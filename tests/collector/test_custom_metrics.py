@@ -47,7 +47,7 @@ metrics:
 
 def check_config(config: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "collector.cli", "check-config", "--config", str(config)],
+        [sys.executable, "-m", "collector.commands.cli", "check-config", "--config", str(config)],
         capture_output=True,
         text=True,
         timeout=60,

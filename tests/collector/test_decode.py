@@ -6,7 +6,7 @@ import gzip
 
 import pytest
 
-from collector.decode import DecodeError, Encoding, decode, decompress, encode_json
+from collector.receivers.decode import DecodeError, Encoding, decode, decompress, encode_json
 from collector.spans import flatten
 from testkit.rag_traces import encode, make_spans
 

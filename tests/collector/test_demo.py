@@ -18,7 +18,7 @@ def test_demo_prints_failures_directions_and_a_summary() -> None:
         [
             sys.executable,
             "-m",
-            "collector.cli",
+            "collector.commands.cli",
             "demo",
             "--duration",
             "8",

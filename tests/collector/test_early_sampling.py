@@ -9,16 +9,16 @@ from typing import Any
 
 import pytest
 
-import collector.pipeline as pipeline_module
-from collector.assemble import AssemblyConfig, TraceAssembler
+import collector.pipeline.pipeline as pipeline_module
+from collector.assembly.assembler import AssemblyConfig, TraceAssembler
 from collector.conventions import read
-from collector.deadletter import LogDeadLetters
-from collector.decode import decode
-from collector.feedback import FeedbackJoin
-from collector.feedback_source import SpanFeedback
+from collector.feedback.agreement import FeedbackJoin
+from collector.feedback.sources import SpanFeedback
 from collector.metrics import SAMPLING_DECISIONS, TRACES
-from collector.pipeline import Pipeline
-from collector.sampling import Sampler, SamplingConfig, SamplingRule, ratio_sampled, trace_key
+from collector.pipeline.deadletter import LogDeadLetters
+from collector.pipeline.pipeline import Pipeline
+from collector.receivers.decode import decode
+from collector.sampling.sampler import Sampler, SamplingConfig, SamplingRule, ratio_sampled, trace_key
 from collector.spans import Span, flatten
 from testkit.rag_traces import RagCase, encode, make_spans
 

@@ -88,7 +88,7 @@ def _trace(question: str, answer: str, expected: str, reference_ids: list[str], 
 
 def _ragpulse(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "collector.cli", *args], capture_output=True, text=True, timeout=180
+        [sys.executable, "-m", "collector.commands.cli", *args], capture_output=True, text=True, timeout=180
     )
 
 

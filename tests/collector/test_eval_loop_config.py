@@ -3,7 +3,7 @@
 custom criteria; exported cases are compared with what production said of them.
 
 The judge is the scripted OpenAI-compatible server over real HTTP; `ragpulse eval` runs in-process
-through the `ragpulse` entry point (collector.cli.main), which is what hands evaluators the config.
+through the `ragpulse` entry point (collector.commands.cli.main), which is what hands evaluators the config.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from collector.cli import main
+from collector.commands.cli import main
 from testkit.openai_server import JudgeScript, ScriptedOpenAIServer
 
 CASE = {

@@ -14,7 +14,6 @@ from dataclasses import replace
 import psutil
 import pytest
 
-from collector.dedup import RecentKeys
 from collector.exporters.prometheus import PrometheusExporter
 from collector.judging.breaker import CircuitBreaker
 from collector.judging.build import build_evaluator, build_llm_judge, build_offline_judge
@@ -25,6 +24,7 @@ from collector.judging.scorers import JudgeOnLoop, OfflineJudgePool
 from collector.labels import OTHER, LabelPolicy
 from collector.metrics import CASCADE, EVALUATIONS, JUDGE_INPUT_REWRITES
 from collector.records import RagRecord, RetrievedNode
+from collector.sampling.dedup import RecentKeys
 from collector.stages import Evaluation, Outcome
 from evaluators import TestCase
 from testkit.openai_server import ScriptedOpenAIServer

@@ -15,8 +15,8 @@ import pytest
 from kafka import KafkaProducer
 from pydantic import SecretStr
 
-from collector.cli import main
-from collector.export_cases import case_from_record, case_line, since_timestamp
+from collector.commands.cli import main
+from collector.commands.export_cases import case_from_record, case_line, since_timestamp
 from collector.exporters.kafka_results import KafkaResultsConfig, KafkaResultsExporter, rfc3339
 from collector.judging.build import build_offline_judge
 from collector.judging.evaluator import RecordEvaluator

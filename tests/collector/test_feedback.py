@@ -20,12 +20,12 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 from opentelemetry.trace import Link, Tracer
 
+from collector.commands.demo_corpus import TOPICS
 from collector.conventions import extract
-from collector.decode import decode
-from collector.demo_corpus import TOPICS
-from collector.feedback import Feedback, FeedbackConfig, FeedbackJoin, Unreadable, verdict
-from collector.feedback_source import SpanFeedback, parse_record
+from collector.feedback.agreement import Feedback, FeedbackConfig, FeedbackJoin, Unreadable, verdict
+from collector.feedback.sources import SpanFeedback, parse_record
 from collector.metrics import REGISTRY
+from collector.receivers.decode import decode
 from collector.records import RagRecord
 from collector.spans import flatten
 from collector.stages import Evaluation, Outcome

@@ -25,14 +25,14 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from pydantic import SecretStr, ValidationError
 
-from collector.assemble import AssemblyConfig, TraceAssembler
+from collector.assembly.assembler import AssemblyConfig, TraceAssembler
 from collector.config import load_settings
-from collector.deadletter import LogDeadLetters
 from collector.metrics import REGISTRY
-from collector.pipeline import Pipeline
+from collector.pipeline.deadletter import LogDeadLetters
+from collector.pipeline.pipeline import Pipeline
+from collector.pipeline.service import build_receivers
+from collector.receivers.decode import Signal
 from collector.receivers.forward import ForwardConfig, OtlpForwarder
-from collector.receivers.otlp import Signal
-from collector.service import build_receivers
 from testkit.collector_runner import wait_for
 from testkit.genai_logs import chat_with_message_logs
 from testkit.otlp_sink import OtlpSink, SinkMode
@@ -315,7 +315,7 @@ def test_settings_catch_a_wrong_endpoint_and_never_print_a_header() -> None:
     env["RAGPULSE_OTLP__FORWARD__ENDPOINT"] = "http://otel-collector:4318"
     env["RAGPULSE_OTLP__FORWARD__HEADERS"] = json.dumps({"authorization": SECRET})
     result = subprocess.run(
-        [sys.executable, "-m", "collector.cli", "check-config"],
+        [sys.executable, "-m", "collector.commands.cli", "check-config"],
         capture_output=True,
         text=True,
         env=env,

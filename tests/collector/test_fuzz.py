@@ -23,10 +23,10 @@ from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1 import trace_pb2
 
 from collector import conventions
-from collector.assemble import AssemblyConfig, TraceAssembler
+from collector.assembly.assembler import AssemblyConfig, TraceAssembler
 from collector.conventions import ExtractionError, extract
-from collector.decode import DecodeError, Encoding, decode, decode_logs, encode_json
 from collector.judging.cases import filled_fields, to_test_case
+from collector.receivers.decode import DecodeError, Encoding, decode, decode_logs, encode_json
 from collector.records import RagRecord
 from collector.spans import Event, LogEvent, Span, any_value, flatten, flatten_logs
 from testkit.hostile import nested_protobuf

@@ -11,12 +11,12 @@ import json
 
 from opentelemetry.trace import Tracer
 
-from collector.assemble import TraceAssembler
+from collector.assembly.assembler import TraceAssembler
 from collector.conventions import extract
 from collector.conventions.generations import Message
 from collector.conventions.prompt_context import PromptContextConfig, context_from_prompt, split_passages
-from collector.decode import decode
-from collector.offsets import NoAck
+from collector.pipeline.offsets import NoAck
+from collector.receivers.decode import decode
 from collector.spans import Event, LogEvent, flatten
 from testkit.rag_traces import Collect, encode, provider
 

@@ -9,14 +9,14 @@ import json
 
 from opentelemetry.trace import Tracer
 
-from collector.assemble import TraceAssembler
+from collector.assembly.assembler import TraceAssembler
 from collector.conventions import extract
-from collector.decode import decode
 from collector.judging.cases import to_test_case
 from collector.judging.evaluator import RecordEvaluator
 from collector.judging.outbound import Outbound, OutboundConfig
 from collector.metrics import IMAGES_LEFT_OUT
-from collector.offsets import NoAck
+from collector.pipeline.offsets import NoAck
+from collector.receivers.decode import decode
 from collector.spans import flatten
 from evaluators import CaseResult, JudgeInfo, MetricResult, Outcome, TestCase
 from evaluators.images import MAX_DATA_URI_CHARS

@@ -16,7 +16,7 @@ from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogR
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan
 
-from collector.decode import decode, decode_logs, encode_json
+from collector.receivers.decode import decode, decode_logs, encode_json
 from testkit.otlp import post_logs, post_traces
 from testkit.process import free_port
 from testkit.rag_traces import Collect, RagCase, make_spans, provider
@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def inspect(*args: str | Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "collector.cli", "inspect", *map(str, args)],
+        [sys.executable, "-m", "collector.commands.cli", "inspect", *map(str, args)],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -187,7 +187,7 @@ def test_listen_reports_what_arrived(tmp_path: Path) -> None:
     port = free_port()
     command = ["inspect", "--listen", "6", "--json", "--otlp-port", str(port), "--otlp-grpc-port", "-1"]
     process = subprocess.Popen(
-        [sys.executable, "-m", "collector.cli", *command],
+        [sys.executable, "-m", "collector.commands.cli", *command],
         cwd=REPO,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

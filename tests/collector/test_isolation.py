@@ -33,7 +33,7 @@ def test_an_unexpected_exception_in_one_trace_does_not_stop_the_others(
         TRACES.labels("invalid")._value.get(),
         DEAD_LETTERS.labels("internal_error")._value.get(),
     )
-    with caplog.at_level(logging.ERROR, "collector.pipeline"), RunningCollector() as collector:
+    with caplog.at_level(logging.ERROR, "collector.pipeline.pipeline"), RunningCollector() as collector:
         poison = make_spans("openinference", RagCase(query="poison"))
         good = [make_spans("openinference", RagCase(query=f"question {i}")) for i in range(3)]
         for spans in (poison, *good):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from kafka import KafkaConsumer, KafkaProducer
 from kafka.structs import TopicPartition
 
-from collector.deadletter import REASON_HEADER
-from collector.decode import decode, encode_json
+from collector.pipeline.deadletter import REASON_HEADER
+from collector.receivers.decode import decode, encode_json
 from ragpulse_sdk import KafkaSpanExporter
 from testkit.collector_runner import RunningCollector, wait_for
 from testkit.rag_traces import BUILDERS, RagCase, encode, make_spans, provider

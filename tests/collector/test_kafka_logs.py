@@ -13,17 +13,17 @@ from kafka.structs import TopicPartition
 from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
 from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter
 
-from collector.deadletter import (
+from collector.http.status import StatusServer
+from collector.pipeline.deadletter import (
     DETAIL_HEADER,
     REASON_HEADER,
     SOURCE_HEADER,
     TRUNCATED_HEADER,
     KafkaDeadLetters,
 )
-from collector.offsets import OffsetTracker
+from collector.pipeline.offsets import OffsetTracker
 from collector.receivers.kafka import KafkaConfig, KafkaReceiver
 from collector.stages import Received
-from collector.status_server import StatusServer
 from testkit.collector_runner import wait_for
 from testkit.genai_logs import QUESTION, assembled_spans, chat_with_message_logs, message_events
 from testkit.kafka_read import committed_offsets

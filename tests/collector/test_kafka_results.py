@@ -12,10 +12,10 @@ from kafka import KafkaConsumer
 
 from collector import __version__
 from collector.exporters.kafka_results import KafkaResultsConfig, KafkaResultsExporter
+from collector.exporters.verdicts import VerdictLimits
 from collector.metrics import EXPORT_ERRORS, VERDICTS_TRUNCATED
 from collector.records import RagRecord, RetrievedNode
 from collector.stages import Evaluation, Outcome
-from collector.verdicts import VerdictLimits
 from evaluators import VerdictRecord
 
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"

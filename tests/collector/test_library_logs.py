@@ -23,8 +23,8 @@ def _run(level: int) -> str:
             except ConnectionResetError:
                 transport.exception("%s: Error receiving network data closing socket", "<KafkaTCPTransport>")
         logging.getLogger("kafka.cluster").info("Updated metadata: %s", "ClusterMetadata(...)")
-        logging.getLogger("collector.pipeline").error("ours %d", 1)
-        logging.getLogger("collector.pipeline").error("ours %d", 2)
+        logging.getLogger("collector.pipeline.pipeline").error("ours %d", 1)
+        logging.getLogger("collector.pipeline.pipeline").error("ours %d", 2)
     finally:
         root.handlers, root.level = saved[0], saved[1]
         logging.getLogger("kafka").setLevel(saved[2])

@@ -15,15 +15,15 @@ from opentelemetry.proto.trace.v1 import trace_pb2
 from pydantic import ValidationError
 
 from collector import __version__
-from collector.deadletter import LogDeadLetters
 from collector.exporters.otel_spans import OtelExportConfig, OtelSpanExporter
+from collector.exporters.verdicts import VerdictLimits
 from collector.metrics import EXPORT_ERRORS, VERDICTS_TRUNCATED
+from collector.pipeline.deadletter import LogDeadLetters
 from collector.receivers.otlp import OtlpConfig
 from collector.receivers.otlp_http import OtlpHttpReceiver
 from collector.records import RagRecord, RetrievedNode
 from collector.spans import Span
 from collector.stages import Evaluation, Outcome, Received
-from collector.verdicts import VerdictLimits
 from evaluators import VerdictRecord
 from testkit.otlp_sink import OtlpSink, SinkMode
 from testkit.process import free_port

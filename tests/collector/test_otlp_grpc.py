@@ -11,8 +11,8 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2_grpc import LogsServ
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
 
-from collector.decode import decode
 from collector.metrics import REGISTRY
+from collector.receivers.decode import decode
 from collector.receivers.otlp import OtlpConfig
 from collector.receivers.otlp_grpc import OtlpGrpcReceiver
 from collector.stages import Received

@@ -11,9 +11,9 @@ from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExport
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
 from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter
 
-from collector.decode import decode, encode_json
 from collector.metrics import LOG_RECORDS_RECEIVED
-from collector.offsets import NoAck
+from collector.pipeline.offsets import NoAck
+from collector.receivers.decode import decode, encode_json
 from collector.receivers.otlp import OtlpConfig
 from collector.receivers.otlp_http import OtlpHttpReceiver
 from collector.spans import flatten

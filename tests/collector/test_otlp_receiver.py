@@ -19,8 +19,8 @@ from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExport
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 from opentelemetry.proto.trace.v1 import trace_pb2
 
-from collector.decode import decode, encode_json
-from collector.http_guard import client_key
+from collector.http.guard import client_key
+from collector.receivers.decode import decode, encode_json
 from collector.receivers.otlp import OtlpConfig
 from collector.receivers.otlp_http import OtlpHttpReceiver
 from collector.stages import DeadLetter, Received
@@ -74,7 +74,7 @@ def test_ragpulse_run_logs_records_and_serves_metrics() -> None:
         [
             sys.executable,
             "-m",
-            "collector.cli",
+            "collector.commands.cli",
             "run",
             "--otlp-port",
             str(otlp_port),

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from collector.conventions import extract
-from collector.decode import decode
 from collector.judging.cases import to_test_case
 from collector.judging.scorers import JudgeOnLoop
+from collector.receivers.decode import decode
 from collector.records import RagRecord
-from collector.sampling import Sampler, SamplingConfig
+from collector.sampling.sampler import Sampler, SamplingConfig
 from collector.spans import flatten
 from evaluators import OpenAIJudge
 from ragpulse_sdk import record_rag

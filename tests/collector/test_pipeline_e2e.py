@@ -10,8 +10,8 @@ import psutil
 import pytest
 from kafka.structs import TopicPartition
 
-from collector.deadletter import LogDeadLetters
-from collector.demo_corpus import TOPICS
+from collector.commands.demo_corpus import TOPICS
+from collector.pipeline.deadletter import LogDeadLetters
 from collector.receivers.otlp import OtlpConfig
 from collector.receivers.otlp_http import OtlpHttpReceiver
 from ragpulse_sdk import KafkaSpanExporter

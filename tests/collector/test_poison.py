@@ -17,7 +17,7 @@ from kafka import KafkaProducer
 from kafka.structs import TopicPartition
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 
-from collector.deadletter import REASON_HEADER
+from collector.pipeline.deadletter import REASON_HEADER
 from testkit.collector_runner import wait_for
 from testkit.hostile import nested_protobuf
 from testkit.kafka_read import committed_offsets, read_topic

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from collector.conventions import ExtractionError, extract
-from collector.decode import decode
 from collector.judging.cases import filled_fields, to_test_case
 from collector.judging.scorers import JudgeOnLoop
+from collector.receivers.decode import decode
 from collector.records import RagRecord, RetrievedNode
-from collector.sampling import Sampler, SamplingConfig
+from collector.sampling.sampler import Sampler, SamplingConfig
 from collector.spans import Span, flatten
 from evaluators import CaseField
 from ragpulse_sdk import attributes, record_rag

@@ -29,7 +29,7 @@ def replay(
         [
             sys.executable,
             "-m",
-            "collector.cli",
+            "collector.commands.cli",
             "replay",
             "--kafka-bootstrap",
             bootstrap,
@@ -79,7 +79,7 @@ def test_replay_evaluates_exactly_the_time_range(kafka_bootstrap: str, kafka_top
     assert sum(r["outcome"] == "failed" for r in faithfulness) >= 4
     # The page's store file kept them too: what `ragpulse export-cases --store` reads.
     exported = subprocess.run(
-        [sys.executable, "-m", "collector.cli", "export-cases", "--store", str(tmp_path / "page.db"),
+        [sys.executable, "-m", "collector.commands.cli", "export-cases", "--store", str(tmp_path / "page.db"),
          "--metric", "faithfulness", "--all"],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
@@ -92,7 +92,7 @@ def test_replay_evaluates_exactly_the_time_range(kafka_bootstrap: str, kafka_top
 
 def test_replay_without_kafka_is_a_usage_error() -> None:
     refused = subprocess.run(
-        [sys.executable, "-m", "collector.cli", "replay", "--from", "2026-01-01T00:00:00Z"],
+        [sys.executable, "-m", "collector.commands.cli", "replay", "--from", "2026-01-01T00:00:00Z"],
         capture_output=True,
         text=True,
         timeout=60,

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from collector.metrics import JUDGE_BUDGET_REMAINING, SAMPLING_DECISIONS
 from collector.records import RagRecord, RetrievedNode
-from collector.sampling import (
+from collector.sampling.sampler import (
     BudgetConfig,
     Sampler,
     SamplingConfig,

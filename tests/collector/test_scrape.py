@@ -27,11 +27,11 @@ from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
 from collector.exporters.exposition import Exposition
 from collector.exporters.prometheus import PrometheusExporter
+from collector.http.status import SharedRender, StatusServer
 from collector.labels import LabelPolicy
 from collector.metrics import REGISTRY
 from collector.records import RagRecord
 from collector.stages import Evaluation, Outcome
-from collector.status_server import SharedRender, StatusServer
 from testkit.scrape import OPENMETRICS
 
 ACCEPTS = [

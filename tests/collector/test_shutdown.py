@@ -17,10 +17,10 @@ import time
 
 import pytest
 
-from collector.assemble import AssemblyConfig, TraceAssembler
-from collector.deadletter import LogDeadLetters
-from collector.pipeline import EvaluationConfig, Pipeline
-from collector.teardown import cancelled
+from collector.assembly.assembler import AssemblyConfig, TraceAssembler
+from collector.pipeline.deadletter import LogDeadLetters
+from collector.pipeline.pipeline import EvaluationConfig, Pipeline
+from collector.pipeline.teardown import cancelled
 from testkit.process import RagpulseProcess
 
 PORTS = ("--metrics-port", "0", "--otlp-port", "0", "--otlp-grpc-port", "0")
@@ -29,7 +29,7 @@ PORTS = ("--metrics-port", "0", "--otlp-port", "0", "--otlp-grpc-port", "0")
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_demo_stops_quietly(sig: signal.Signals) -> None:
     demo = subprocess.Popen(
-        [sys.executable, "-m", "collector.cli", "demo", *PORTS],
+        [sys.executable, "-m", "collector.commands.cli", "demo", *PORTS],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

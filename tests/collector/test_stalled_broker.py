@@ -15,7 +15,7 @@ import uuid
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer
 from kafka.structs import TopicPartition
 
-from collector.deadletter import REASON_HEADER, KafkaDeadLetters
+from collector.pipeline.deadletter import REASON_HEADER, KafkaDeadLetters
 from collector.stages import DeadLetter
 from testkit.collector_runner import RunningCollector, wait_for
 from testkit.kafka_broker import FaultyBroker

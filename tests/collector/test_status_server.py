@@ -9,8 +9,8 @@ import time
 
 import pytest
 
+from collector.http.status import StatusServer
 from collector.metrics import SPANS_RECEIVED
-from collector.status_server import StatusServer
 
 
 def _get(port: int, path: str, accept: str | None = None, method: str = "GET") -> tuple[int, str, str]:

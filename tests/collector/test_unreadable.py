@@ -76,7 +76,7 @@ def test_traces_with_no_rag_data_are_counted_by_service_and_reason_on_metrics_th
     path = tmp_path / "chat.pb"
     path.write_bytes(encode(traces["chatbot"]))
     inspected = subprocess.run(
-        [sys.executable, "-m", "collector.cli", "inspect", str(path)],
+        [sys.executable, "-m", "collector.commands.cli", "inspect", str(path)],
         capture_output=True,
         text=True,
         timeout=60,

@@ -13,7 +13,7 @@ from opentelemetry.trace import Tracer
 
 from collector.conventions import explain, extract
 from collector.conventions.vercel_ai import prompt_messages
-from collector.decode import decode
+from collector.receivers.decode import decode
 from collector.spans import flatten
 from testkit.rag_traces import Collect, encode, provider
 

@@ -16,20 +16,20 @@ from prometheus_client.openmetrics.exposition import generate_latest
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 from pydantic import ValidationError
 
-from collector.assemble import TraceAssembler
+from collector.assembly.assembler import TraceAssembler
 from collector.conventions import extract
-from collector.decode import decode, decode_logs
 from collector.exporters.kafka_results import result_document
 from collector.exporters.prometheus import PrometheusExporter
+from collector.exporters.verdicts import VerdictLimits
 from collector.labels import LabelPolicy, LabelsConfig, VersionPolicy
 from collector.metrics import EVALUATION_SCORE, EVALUATIONS, REGISTRY, VERSION_FIRST_SEEN
-from collector.offsets import NoAck
 from collector.page.exporter import stored_evaluation
 from collector.page.store import Store
+from collector.pipeline.offsets import NoAck
+from collector.receivers.decode import decode, decode_logs
 from collector.records import RagRecord
 from collector.spans import Span, flatten, flatten_logs
 from collector.stages import Evaluation, Outcome
-from collector.verdicts import VerdictLimits
 from testkit.rag_traces import BUILDERS, Collect, RagCase, encode
 from testkit.scrape import Scrape
 from tests.instrumentation.capture import FIXTURES

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from collector.demo_corpus import TOPICS
-from collector.sampling import SamplingConfig
+from collector.commands.demo_corpus import TOPICS
+from collector.sampling.sampler import SamplingConfig
 from evaluators import (
     STAGE,
     Cause,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from collector.demo_corpus import TOPICS
+from collector.commands.demo_corpus import TOPICS
 from evaluators import Faithfulness, Hallucination, TestCase, evaluate
 from evaluators.offline import OfflineJudge
 

@@ -13,7 +13,7 @@ import pytest
 from collector.judging.evaluator import RecordEvaluator
 from collector.judging.scorers import JudgeOnLoop
 from collector.records import RagRecord, RetrievedNode
-from collector.sampling import Sampler, SamplingConfig
+from collector.sampling.sampler import Sampler, SamplingConfig
 from evaluators import (
     STAGE,
     Bias,

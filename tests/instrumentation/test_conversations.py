@@ -27,9 +27,9 @@ from typing import Any
 
 import pytest
 
-from collector.conversations import ConversationConfig, ConversationTracker
+from collector.assembly.conversations import ConversationConfig, ConversationTracker
 from collector.records import RagRecord
-from collector.sampling import Sampler, SamplingConfig
+from collector.sampling.sampler import Sampler, SamplingConfig
 from evaluators import OpenAIJudge, a_evaluate
 from evaluators.judges.prompts import parse_fenced
 from evaluators.metrics.conversation import (

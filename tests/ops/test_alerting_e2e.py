@@ -23,7 +23,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-from collector.demo_corpus import TOPICS
+from collector.commands.demo_corpus import TOPICS
 from testkit.process import RagpulseProcess
 from testkit.rag_traces import topic_attributes
 from tests.ops.prom_stack import (

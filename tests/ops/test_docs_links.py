@@ -3,8 +3,8 @@
 Checked in every markdown file a reader starts from (README.md, docs/**/*.md):
 - markdown links and images to a relative path: the file or folder exists, and a `#fragment` names a
   heading of that page (GitHub's anchors) or an explicit `id`;
-- repository paths in inline code (`docs/x.md`, `collector/demo.py`, `grafana/dashboards/*.json`): they
-  exist (a glob matches something);
+- repository paths in inline code (`docs/x.md`, `collector/commands/demo.py`,
+  `grafana/dashboards/*.json`): they exist (a glob matches something);
 - file names written bare or in code (`PEERS.md`): a markdown file of that name exists beside the page,
   at the root or in docs/.
 Fenced code blocks are skipped: they show commands and configs, not references.

@@ -33,7 +33,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter
 
-from collector.demo_corpus import TOPICS
+from collector.commands.demo_corpus import TOPICS
 from testkit.process import free_port, http_status
 from testkit.rag_traces import topic_attributes
 from testkit.scrape import scrape
@@ -160,7 +160,13 @@ def test_the_context_leaves_out_what_is_never_built() -> None:
     rules = _ignore_rules(DOCKERIGNORE.read_text())
     for path in [".git/HEAD", ".venv/bin/python", "deploy/tools/bin/helm", "collector/__pycache__/cli.pyc"]:
         assert _ignored(path, rules), path
-    for path in ["pyproject.toml", "README.md", "LICENSE", "collector/cli.py", "ragpulse_sdk/record.py"]:
+    for path in [
+        "pyproject.toml",
+        "README.md",
+        "LICENSE",
+        "collector/commands/cli.py",
+        "ragpulse_sdk/record.py",
+    ]:
         assert not _ignored(path, rules), path
     assert _ignored("a/b/node_modules/x.js", rules) and not _ignored("collector/page/static/page.js", rules)
 

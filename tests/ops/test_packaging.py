@@ -31,5 +31,5 @@ def test_sdist_excludes_build_outputs(tmp_path: Path) -> None:
     assert len(model) == 1 and model[0].size < 30 * 1024 * 1024
     rest = [m for m in members if m not in model]
     assert max(m.size for m in rest) < 5 * 1024 * 1024, max(rest, key=lambda m: m.size).name
-    assert any(n.endswith("collector/pipeline.py") for n in names)
+    assert any(n.endswith("collector/pipeline/pipeline.py") for n in names)
     assert [n for n in names if n.count("/") == 1 and n.endswith("/LICENSE")], "the sdist lacks LICENSE"

@@ -26,7 +26,7 @@ ROOT = Path(__file__).parents[2]
 
 def ragpulse(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "collector.cli", *args],
+        [sys.executable, "-m", "collector.commands.cli", *args],
         capture_output=True,
         text=True,
         timeout=180,

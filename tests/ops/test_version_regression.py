@@ -24,7 +24,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-from collector.demo_corpus import TOPICS
+from collector.commands.demo_corpus import TOPICS
 from testkit.process import RagpulseProcess, free_port
 from testkit.rag_traces import topic_attributes
 from testkit.scrape import scrape

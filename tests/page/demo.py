@@ -18,12 +18,12 @@ ARTIFACTS = REPO / "test-artifacts" / "page"
 
 
 class Demo:
-    """`python -m collector.cli demo` on free ports; ready once /readyz answers 200."""
+    """`python -m collector.commands.cli demo` on free ports; ready once /readyz answers 200."""
 
     def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
         self.port = free_port()
         self.argv = [
-            sys.executable, "-m", "collector.cli", "demo", "--rate", "10", "--otlp-port", "0",
+            sys.executable, "-m", "collector.commands.cli", "demo", "--rate", "10", "--otlp-port", "0",
             "--otlp-grpc-port", "0", "--metrics-port", str(self.port), *args,
         ]  # fmt: skip
         self.env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from collector.demo_corpus import TOPICS
+from collector.commands.demo_corpus import TOPICS
+from collector.http.status import StatusServer
 from collector.page.app import Page
 from collector.page.config import PageConfig
-from collector.status_server import StatusServer
 from tests.page.demo import Demo, screenshot
 from tests.page.factories import faithfulness, make_record
 

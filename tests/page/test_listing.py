@@ -3,11 +3,11 @@ and the query parameters that carry all of it (the list's address is its whole s
 
 from __future__ import annotations
 
+from collector.exporters.verdicts import VerdictLimits
 from collector.page.exporter import stored_evaluation
 from collector.page.queries import Filters, choices, evaluations, matching, newer
 from collector.page.store import Store
 from collector.stages import Evaluation, Outcome
-from collector.verdicts import VerdictLimits
 from tests.page.factories import faithfulness, make_record, relevancy
 
 NOW = 1_800_000_000.0

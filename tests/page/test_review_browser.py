@@ -94,7 +94,7 @@ def test_a_reviewer_corrects_five_verdicts_from_the_queue_and_the_thresholds_ref
 
         # The corrected cases, exported while the demo runs, evaluate with `ragpulse eval`.
         cases, report = tmp_path / "corrected.jsonl", tmp_path / "report.json"
-        cli = [sys.executable, "-m", "collector.cli"]
+        cli = [sys.executable, "-m", "collector.commands.cli"]
         argv = ["export-cases", "--store", str(store), "--corrected", "--since", "1h", "--out", str(cases)]
         export = subprocess.run([*cli, *argv], capture_output=True, text=True, cwd=REPO, timeout=120)
         assert export.returncode == 0, export.stderr

@@ -10,13 +10,13 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
+from collector.http.status import StatusServer
 from collector.metrics import CONSUMER_LAG, JUDGE_REQUESTS
 from collector.page.app import Page
 from collector.page.config import PageConfig
 from collector.page.pipeline_state import has_series
 from collector.review.config import ReviewConfig
 from collector.stages import Evaluation, Outcome
-from collector.status_server import StatusServer
 from tests.page.factories import faithfulness, make_record, relevancy
 
 TOKEN = "s3cret-page-token"

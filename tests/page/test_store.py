@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from collector.exporters.verdicts import VerdictLimits
 from collector.page.exporter import StoreExporter, stored_evaluation
 from collector.page.metrics import STORE_DROPPED, STORE_EVICTED
 from collector.page.queries import Filters, detail, evaluations
 from collector.page.store import Store, StoredEvaluation, StoredPassage
 from collector.page.summaries import hotspots
 from collector.page.writer import StoreWriter
-from collector.verdicts import VerdictLimits
 from tests.page.factories import ANSWER, PASSAGES, QUESTION, faithfulness, make_record, relevancy
 
 NOW = 1_800_000_000.0

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from collector.exporters.verdicts import VerdictLimits
 from collector.page.exporter import stored_evaluation
 from collector.page.queries import detail
 from collector.page.store import Store
 from collector.page.threads import conversation, is_conversational, trace
 from collector.stages import Evaluation, Outcome
-from collector.verdicts import VerdictLimits
 from evaluators.result import reason_holds_texts
 from tests.page.factories import faithfulness, make_record, relevancy
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collector.config import Settings
 from collector.page.charts import sparkline
 from collector.page.views import mark_claims, trace_link
-from collector.service import build_exporters, build_page
+from collector.pipeline.service import build_exporters, build_page
 
 
 def test_claims_are_marked_where_they_stand_in_the_answer() -> None:

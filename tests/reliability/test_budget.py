@@ -1,10 +1,10 @@
 """The judge budget holds under a burst: admission reserves each evaluation's expected spend.
 
 Spend is known only once an evaluation is over, and a burst of traces is decided before the first one
-is. Admission therefore reserves what each evaluation is expected to cost (collector/budget.py). Here: a
-real collector against the scripted judge over real HTTP, whose spend (priced by
-`judge.prices_per_million`) must stay within `usd_per_day`; and the Sampler's real Decisions, reservation
-by reservation, on a fake clock.
+is. Admission therefore reserves what each evaluation is expected to cost
+(collector/sampling/budget.py). Here: a real collector against the scripted judge over real HTTP, whose
+spend (priced by `judge.prices_per_million`) must stay within `usd_per_day`; and the Sampler's real
+Decisions, reservation by reservation, on a fake clock.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from dataclasses import replace
 
 import pytest
 
-from collector.budget import BudgetConfig
-from collector.evaluation_queue import EvaluationQueue, Job, NoHold
 from collector.judging.config import JudgeConfig
 from collector.metrics import SAMPLING_DECISIONS
+from collector.pipeline.queue import EvaluationQueue, Job, NoHold
 from collector.records import RagRecord, RetrievedNode
-from collector.sampling import Decision, Sampler, SamplingConfig, SamplingOutcome
+from collector.sampling.budget import BudgetConfig
+from collector.sampling.sampler import Decision, Sampler, SamplingConfig, SamplingOutcome
 from testkit.collector_runner import RunningCollector, wait_for
 from testkit.openai_server import ScriptedOpenAIServer
 from testkit.otlp import post_traces

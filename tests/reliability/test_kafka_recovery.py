@@ -16,9 +16,9 @@ from pathlib import Path
 from kafka import KafkaAdminClient
 from kafka.admin import NewTopic
 
-from collector.deadletter import TRUNCATED_HEADER
-from collector.kafka_writer import KafkaWriter
+from collector.exporters.kafka_writer import KafkaWriter
 from collector.metrics import KAFKA_PRODUCER_REBUILDS
+from collector.pipeline.deadletter import TRUNCATED_HEADER
 from testkit.collector_runner import wait_for
 from testkit.kafka_broker import FaultyBroker
 from testkit.kafka_read import read_topic
@@ -205,7 +205,11 @@ def test_sasl_against_a_plaintext_listener_is_one_line_not_a_traceback(kafka_boo
         "RAGPULSE_METRICS_PORT": "0",
     }
     run = subprocess.run(
-        [sys.executable, "-m", "collector.cli", "run"], env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "collector.commands.cli", "run"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     last = run.stderr.strip().splitlines()[-1]
     assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr[-3000:]

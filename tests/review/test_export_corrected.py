@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
-from collector.cli import main
+from collector.commands.cli import main
 from collector.exporters.kafka_results import KafkaResultsConfig, KafkaResultsExporter
+from collector.exporters.verdicts import VerdictLimits
 from collector.page.config import PageConfig
 from collector.page.exporter import stored_evaluation
 from collector.page.store import Store
 from collector.records import RagRecord
 from collector.review.corrections import ClaimCorrection, Correction
 from collector.stages import Evaluation
-from collector.verdicts import VerdictLimits
 from evaluators.offline.sentences import sentences
 from scripts.grounding.corrected import corrected_examples, examples
 from tests.collector.test_export_cases import export, lines

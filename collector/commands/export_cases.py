@@ -37,11 +37,11 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from collector.cli import utc_timestamp
+from collector.commands.arguments import utc_timestamp
 from collector.review.corrections import from_document
 
 if TYPE_CHECKING:  # the sources pull in Kafka, HTTP and the page: imported when the command runs
-    from collector.case_sources import CaseFilters
+    from collector.commands.case_sources import CaseFilters
 
 DEFAULT_TOKEN_ENV = "RAGPULSE_PAGE__TOKEN"  # the variable the sidecar itself reads page.token from
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$")
@@ -226,7 +226,7 @@ def _token(args: argparse.Namespace) -> str | None:
 
 
 def _records(args: argparse.Namespace, filters: CaseFilters) -> Generator[dict[str, Any], None, None]:
-    from collector.case_sources import api_records, store_records, topic_records
+    from collector.commands.case_sources import api_records, store_records, topic_records
     from collector.exporters.kafka_results import KafkaResultsConfig
     from evaluators.redaction import without_credentials
 
@@ -251,7 +251,7 @@ def _limit(value: str | None) -> int | None:
 
 
 def _filters(args: argparse.Namespace) -> CaseFilters:
-    from collector.case_sources import CaseFilters
+    from collector.commands.case_sources import CaseFilters
 
     metrics = {m.strip() for value in args.metric or () for m in value.split(",") if m.strip()}
     return CaseFilters(
@@ -297,7 +297,7 @@ def write_cases(records: Iterable[dict[str, Any]], out: IO[str], limit: int | No
 
 
 def main(args: argparse.Namespace) -> int:
-    from collector.case_sources import SourceError
+    from collector.commands.case_sources import SourceError
 
     def say(message: str) -> None:
         print(f"ragpulse export-cases: {message}", file=sys.stderr)

@@ -18,37 +18,37 @@ import sys
 from dataclasses import dataclass
 
 from collector import __version__
-from collector.assemble import TraceAssembler
-from collector.canary import Canary, build_canary
+from collector.assembly.assembler import TraceAssembler
 from collector.config import Settings
-from collector.deadletter import KafkaDeadLetters, LogDeadLetters
+from collector.conventions.unreadable import UnreadableTraces
 from collector.exporters.kafka_results import KafkaResultsExporter, recent_results
 from collector.exporters.otel_spans import OtelSpanExporter
 from collector.exporters.phoenix import PhoenixAnnotationExporter
 from collector.exporters.prometheus import PrometheusExporter
 from collector.exporters.replay_tally import ReplayTally
-from collector.feedback import FeedbackJoin
-from collector.feedback_source import SpanFeedback, topic_receiver
+from collector.feedback.agreement import FeedbackJoin
+from collector.feedback.canary import Canary, build_canary
+from collector.feedback.sources import SpanFeedback, topic_receiver
+from collector.http.status import StatusServer
 from collector.judging.build import build_evaluator
-from collector.kafka_options import security_options
 from collector.labels import LabelPolicy, VersionPolicy
 from collector.metrics import (
     BUILD_INFO,
 )
 from collector.page.app import Page
-from collector.pipeline import Pipeline
+from collector.pipeline.deadletter import KafkaDeadLetters, LogDeadLetters
+from collector.pipeline.pipeline import Pipeline
+from collector.pipeline.summary import log_summaries
+from collector.pipeline.teardown import cancelled
 from collector.receivers.forward import OtlpForwarder
 from collector.receivers.kafka import KafkaReceiver
+from collector.receivers.kafka_options import security_options
 from collector.receivers.otlp_grpc import OtlpGrpcReceiver
 from collector.receivers.otlp_http import OtlpHttpReceiver
 from collector.receivers.replay import KafkaReplayReceiver
 from collector.review.fit import FittedThresholds
-from collector.sampling import Sampler
+from collector.sampling.sampler import Sampler
 from collector.stages import DeadLetterSink, EvaluationExporter, Receiver
-from collector.status_server import StatusServer
-from collector.summary import log_summaries
-from collector.teardown import cancelled
-from collector.unreadable import UnreadableTraces
 from evaluators.metrics.registry import create_metric
 
 logger = logging.getLogger(__name__)

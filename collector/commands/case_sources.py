@@ -26,10 +26,10 @@ from kafka import KafkaConsumer
 from kafka.errors import KafkaError
 from kafka.structs import TopicPartition
 
-from collector.offsets import offsets_at
 from collector.page import queries
 from collector.page.results_reader import from_message
 from collector.page.store import Store, StoredEvaluation
+from collector.pipeline.offsets import offsets_at
 from collector.review.corrections import Correction
 from evaluators.redaction import redact, without_credentials
 

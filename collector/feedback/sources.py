@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from kafka import KafkaConsumer
 
 from collector.errors import ConfigError
-from collector.feedback import Feedback, FeedbackConfig, FeedbackJoin, Unreadable, verdict
+from collector.feedback.agreement import Feedback, FeedbackConfig, FeedbackJoin, Unreadable, verdict
 from collector.logs import RateLimitedLog
 from collector.metrics import FEEDBACK_UNMATCHED
 from collector.spans import Span

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Collection
 from typing import Any
 
-logger = logging.getLogger("collector.pipeline")
+logger = logging.getLogger("collector.pipeline.pipeline")
 
 
 async def bounded(what: str, step: Callable[[], object], timeout_s: float) -> None:

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from collector.assemble import AssembledTrace
+from collector.assembly.assembler import AssembledTrace
 from collector.metrics import DROPPED, QUEUE_DEPTH
 from collector.records import RagRecord
-from collector.sampling import Decision
+from collector.sampling.sampler import Decision
 
 _MAX_RETRY_DELAY_S = 30.0
 

@@ -14,8 +14,8 @@ from collections import Counter
 from collector.config import Settings
 from collector.metrics import DEAD_LETTERS, DROPPED, EXPORT_ERRORS, SAMPLING_DECISIONS, TRACES
 from collector.page.metrics import STORE_DROPPED
+from collector.pipeline.service import Service, serve
 from collector.receivers.replay import KafkaReplayReceiver
-from collector.service import Service, serve
 from evaluators.redaction import without_credentials
 
 

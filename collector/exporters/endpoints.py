@@ -1,9 +1,9 @@
-"""Checks for the HTTP endpoints a user configures (forwarding, Phoenix, evaluation spans): a mistake is
-caught by `check-config` at start, not found out as a failure on every request."""
+"""The HTTP endpoints a user configures (forwarding, Phoenix, evaluation spans): what they share, and the
+checks that catch a mistake in `check-config` at start rather than as a failure on every request."""
 
 from __future__ import annotations
 
-from pydantic import SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 
@@ -30,3 +30,22 @@ def sendable_headers(headers: dict[str, SecretStr]) -> dict[str, SecretStr]:
             line = InitErrorDetails(type=error, loc=(name,), input="**********")
             raise ValidationError.from_exception_data("headers", [line])
     return headers
+
+
+class HttpDestination(BaseModel):
+    """What every configured HTTP endpoint carries besides its URL: headers that may hold secrets
+    (checked sendable at start, never logged) and a per-request timeout."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    headers: dict[str, SecretStr] = Field(
+        default_factory=dict,
+        description="Sent with every request (e.g. {Authorization: 'Bearer <token>'}); never logged.",
+    )
+    timeout_s: float = Field(10.0, gt=0, description="Per request attempt.")
+
+    _sendable = field_validator("headers")(sendable_headers)
+
+    def revealed_headers(self) -> dict[str, str]:
+        """The headers as they go on the wire (the only place their secrets are read)."""
+        return {name: value.get_secret_value() for name, value in self.headers.items()}

@@ -3,7 +3,7 @@ scraper's Accept header), `/healthz` (every stage's threads run and the event lo
 `/readyz` (receivers connected and the judge loaded or reachable), and the built-in page at `/`
 (`collector.page`) when one is given.
 
-The server has a thread and event loop of its own (`collector.http_server`), but it shares the
+The server has a thread and event loop of its own (`collector.http.server`), but it shares the
 process, and so the GIL, with the pipeline (and on a small machine the CPUs with the judge): a render
 is pure Python, and every thread rendering at once took its share of the interpreter from the
 pipeline's loop (scraped every 50 ms, 370 ms renders piled up in the thread pool and evaluation fell
@@ -27,7 +27,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from collector.exporters.exposition import Encoder, Exposition
-from collector.http_server import HttpServer
+from collector.http.server import HttpServer
 from collector.metrics import REGISTRY
 
 if TYPE_CHECKING:

@@ -6,12 +6,12 @@ a thread with a loop of its own. Three choices matter:
 
 - The socket is bound here, before the thread starts, so `start()` raises a taken port in the
   caller's thread (uvicorn would `sys.exit` inside its thread) and `port` is known on return.
-- uvicorn never touches signal handlers: SIGTERM/SIGINT belong to `collector.service`, which stops
+- uvicorn never touches signal handlers: SIGTERM/SIGINT belong to `collector.pipeline.service`, which stops
   the pipeline gracefully; a server that reacted by itself would stop taking spans too early.
 - uvicorn's own logging configuration is not applied (`log_config=None`): the process configures
   logging once, and access logs would be a line per OTLP export.
 
-Slow and hostile clients are bounded by `collector.http_guard`: a connection is admitted or refused
+Slow and hostile clients are bounded by `collector.http.guard`: a connection is admitted or refused
 as it opens (`max_connections` in all, `max_connections_per_client` from one address; a refused one
 gets a retryable 503 and holds no slot), and an admitted one whose request headers have not all
 arrived `header_timeout_s` after it opened (or after its previous response) is closed. Body
@@ -31,7 +31,7 @@ from collections.abc import Iterator
 import uvicorn
 from starlette.types import ASGIApp
 
-from collector.http_guard import Admission, GuardedH11
+from collector.http.guard import Admission, GuardedH11
 
 logger = logging.getLogger(__name__)
 

@@ -33,7 +33,7 @@ from collector.metrics import (
     CANARY_RUNS,
     CANARY_SCORE_DRIFT,
 )
-from collector.teardown import cancelled
+from collector.pipeline.teardown import cancelled
 from evaluators.baseline import compare, load_baseline
 from evaluators.case import TestCase
 from evaluators.dataset import load_cases

@@ -9,7 +9,7 @@ processes; exporters and dead-letter sinks send from their own threads; flushing
 down happen in threads too. Every record is either evaluated and exported or skipped with a
 counted reason, and only then are its source acknowledgements released (which lets the Kafka
 consumer thread commit). What waits, what is shed under load and when a record the judge failed
-comes back is `collector/evaluation_queue.py`; while an exporter is saturated, evaluation waits.
+comes back is `collector/pipeline/queue.py`; while an exporter is saturated, evaluation waits.
 """
 
 from __future__ import annotations
@@ -21,13 +21,11 @@ import logging
 import time
 from collections.abc import Iterable, Sequence
 
-from collector.acks import AckFlusher
-from collector.assemble import AssembledTrace, TraceAssembler
+from collector.assembly.assembler import AssembledTrace, TraceAssembler
+from collector.assembly.conversations import ConversationTracker
 from collector.conventions import ExtractionConfig, ExtractionError, read
-from collector.conversations import ConversationTracker
-from collector.dedup import RecentKeys, evaluation_key
-from collector.evaluation_queue import EvaluationConfig, EvaluationQueue, Job, NoHold, TraceHold
-from collector.feedback_source import SpanFeedback
+from collector.conventions.unreadable import UnreadableTraces
+from collector.feedback.sources import SpanFeedback
 from collector.logs import RateLimitedLog
 from collector.metrics import (
     ASSEMBLY_TRACES,
@@ -36,8 +34,12 @@ from collector.metrics import (
     EVALUATIONS_DEFERRED,
     TRACES,
 )
+from collector.pipeline.acks import AckFlusher
+from collector.pipeline.queue import EvaluationConfig, EvaluationQueue, Job, NoHold, TraceHold
+from collector.pipeline.teardown import bounded, cancelled
 from collector.records import RagRecord
-from collector.sampling import Sampler
+from collector.sampling.dedup import RecentKeys, evaluation_key
+from collector.sampling.sampler import Sampler
 from collector.spans import to_traces_data
 from collector.stages import (
     DeadLetter,
@@ -49,8 +51,6 @@ from collector.stages import (
     Receiver,
     internal_error_detail,
 )
-from collector.teardown import bounded, cancelled
-from collector.unreadable import UnreadableTraces
 
 logger = logging.getLogger(__name__)
 _SATURATED_POLL_S = 0.2

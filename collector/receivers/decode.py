@@ -24,6 +24,13 @@ from opentelemetry.proto.trace.v1 import trace_pb2
 M = TypeVar("M", bound=Message)
 
 
+class Signal(StrEnum):
+    """What an OTLP payload carries: spans or log records."""
+
+    TRACES = "traces"
+    LOGS = "logs"
+
+
 class Encoding(StrEnum):
     AUTO = "auto"
     OTLP_PROTO = "otlp_proto"

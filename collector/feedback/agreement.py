@@ -1,6 +1,6 @@
 """Human feedback joined to the judge's verdicts: how often the judge and the users agree, per metric.
 
-A user's thumbs or score on an answer (read by `collector/feedback_source.py` from spans, span events
+A user's thumbs or score on an answer (read by `collector/feedback/sources.py` from spans, span events
 and a Kafka topic) usually arrives minutes after the judge scored that answer, sometimes before. So
 `FeedbackJoin` keeps two bounded in-memory sets: the recent evaluations' verdicts by trace id (fed by
 its `exporter`, one more `EvaluationExporter`), and the feedback still waiting for its evaluation,

@@ -4,7 +4,7 @@ Judging costs money and time, so only a share of the traffic is evaluated. The c
 trace id (OTel's TraceIdRatioBased arithmetic on its low 64 bits), never Python's salted `hash()`:
 every replica, and a replay next week, makes the same decision for the same trace. A throttle and
 a judge budget sit behind the deterministic part; they depend on load, so they are counted apart.
-A sampled decision holds the budget's reservation of its expected spend (collector/budget.py) until
+A sampled decision holds the budget's reservation of its expected spend (collector/sampling/budget.py) until
 `record_spend` replaces it by the judge's figure or the job ends (`Decision.release`).
 
 The hash needs only the trace id, so `drops_early` takes it before a trace is read (extracted): a
@@ -28,13 +28,13 @@ from typing import Annotated
 from opentelemetry.sdk.trace.sampling import TraceIdRatioBased
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from collector.budget import BudgetConfig, JudgeBudget, Reservation
+from collector.assembly.conversations import ConversationConfig
 from collector.conventions.common import ExtractionError, route
-from collector.conversations import ConversationConfig
 from collector.judging.cases import filled_fields, to_conversation_case, to_test_case
 from collector.judging.config import JudgeConfig
 from collector.metrics import JUDGE_BUDGET_REMAINING, SAMPLING_DECISIONS
 from collector.records import RagRecord
+from collector.sampling.budget import BudgetConfig, JudgeBudget, Reservation
 from collector.spans import Span
 from evaluators import CaseField, CustomMetrics, TestCase, about_images, image_positions, required_inputs
 

@@ -23,10 +23,10 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
+from collector.commands.demo_corpus import TOPICS
 from collector.config import Settings
-from collector.demo_corpus import TOPICS
 from collector.metrics import EVALUATION_SCORE, EVALUATIONS, FAILURES
-from collector.service import build, on_signals, serve
+from collector.pipeline.service import build, on_signals, serve
 from evaluators.metrics.registry import create_metric
 from ragpulse_sdk import record_rag
 

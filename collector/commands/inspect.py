@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from collector import conventions
-from collector.assemble import AssembledTrace, AssemblyConfig, TraceAssembler
+from collector.assembly.assembler import AssembledTrace, AssemblyConfig, TraceAssembler
 from collector.conventions import ExtractionConfig
-from collector.decode import DecodeError, Encoding, decode, decode_logs
-from collector.offsets import NoAck
+from collector.pipeline.offsets import NoAck
+from collector.receivers.decode import DecodeError, Encoding, decode, decode_logs
 from collector.records import RagRecord
 from collector.spans import LogEvent, Span, flatten, flatten_logs
 from collector.stages import Received, internal_error_detail
@@ -229,7 +229,7 @@ def listen(seconds: float, settings: Settings) -> tuple[list[Span], list[LogEven
     The receivers are the sidecar's own, built by its composition root; what they deliver is kept
     and assembled afterwards exactly like a file's content.
     """
-    from collector.service import build
+    from collector.pipeline.service import build
 
     receivers = build(settings.with_values(**{"kafka.bootstrap_servers": None}), evaluate=False).receivers
     batches: list[Received] = []

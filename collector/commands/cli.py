@@ -7,7 +7,6 @@ import asyncio
 import json
 import logging
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,6 +14,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from collector import __version__
+from collector.commands.arguments import utc_timestamp
 from collector.errors import KAFKA_HINT, ConfigError, is_kafka_error
 from collector.logs import quiet_libraries
 
@@ -71,7 +71,7 @@ def _load(args: argparse.Namespace) -> Settings:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from collector.service import build, serve
+    from collector.pipeline.service import build, serve
 
     service = build(_load(args))
     asyncio.run(serve(service))
@@ -79,7 +79,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_check_config(args: argparse.Namespace) -> int:
-    from collector.settings_summary import masked, summary_lines
+    from collector.commands.check_config import masked, summary_lines
 
     settings = _load(args)
     print("ragpulse: the configuration is valid; what will run:")
@@ -91,8 +91,8 @@ def cmd_check_config(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from collector.backfill import replay, replay_destinations, report
-    from collector.service import build
+    from collector.commands.replay import replay, replay_destinations, report
+    from collector.pipeline.service import build
 
     def refuse(message: str) -> int:
         print(f"ragpulse replay: {message}", file=sys.stderr)
@@ -119,16 +119,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return report(service, f"{args.start} .. {args.end}", destinations)
 
 
-def utc_timestamp(value: str) -> datetime:
-    """ISO 8601 (a missing zone means UTC) or 'now': `replay --from/--to`, `export-cases --since`."""
-    if value == "now":
-        return datetime.now(UTC)
-    parsed = datetime.fromisoformat(value)
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
 def cmd_demo(args: argparse.Namespace) -> int:
-    from collector.demo import run_demo
+    from collector.commands.demo import run_demo
 
     if args.summary_interval_s is None:  # the demo prints its own line of scores every two seconds
         args.summary_interval_s = 0.0
@@ -138,7 +130,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    from collector.inspect import main as inspect_main
+    from collector.commands.inspect import main as inspect_main
 
     return inspect_main(args)
 
@@ -153,7 +145,7 @@ def _inspect_args(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_export_cases(args: argparse.Namespace) -> int:
-    from collector.export_cases import main as export_cases_main
+    from collector.commands.export_cases import main as export_cases_main
 
     return export_cases_main(args)
 
@@ -236,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     export_cases = commands.add_parser(
         "export-cases", help="failed evaluations as JSONL test cases for `ragpulse eval` (store, topic, URL)"
     )
-    from collector.export_cases import add_arguments as export_cases_args
+    from collector.commands.export_cases import add_arguments as export_cases_args
 
     export_cases_args(export_cases)
     export_cases.set_defaults(handler=cmd_export_cases)

@@ -17,7 +17,7 @@ from typing import Any
 
 from kafka.errors import MessageSizeTooLargeError, RecordListTooLargeError
 
-from collector.kafka_writer import KafkaWriter, WriterFull
+from collector.exporters.kafka_writer import KafkaWriter, WriterFull
 from collector.logs import RateLimitedLog
 from collector.metrics import DEAD_LETTERS, DEAD_LETTERS_OVERSIZE, EXPORT_ERRORS
 from collector.stages import DeadLetter
