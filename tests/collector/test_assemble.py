@@ -12,6 +12,10 @@ from testkit.rag_traces import encode, make_spans
 
 
 class CountingAck:
+    """An ack that counts its holds (a Kafka record's: it can be read again until committed)."""
+
+    replayable = True
+
     def __init__(self) -> None:
         self.holds = 1
 

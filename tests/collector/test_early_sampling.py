@@ -21,19 +21,7 @@ from collector.receivers.decode import decode
 from collector.sampling.sampler import Sampler, SamplingConfig, SamplingRule, ratio_sampled, trace_key
 from collector.spans import Span, flatten
 from testkit.rag_traces import RagCase, encode, make_spans
-
-
-class CountingAck:
-    replayable = True
-
-    def __init__(self) -> None:
-        self.holds = 1
-
-    def hold(self) -> None:
-        self.holds += 1
-
-    def release(self) -> None:
-        self.holds -= 1
+from tests.collector.test_assemble import CountingAck
 
 
 class Judge:
