@@ -26,16 +26,11 @@ from prometheus_client.metrics import MetricWrapperBase
 from prometheus_client.openmetrics import exposition as openmetrics
 from prometheus_client.utils import floatToGoString
 
-from collector.labels import OTHER
-from collector.metrics import (
-    REGISTRY,
-)
+from collector.metrics import REGISTRY
 
 if TYPE_CHECKING:
     from prometheus_client.metrics_core import Metric
     from prometheus_client.samples import Exemplar
-
-_NOT_A_VERSION = ("unknown", OTHER)  # no first-seen time: neither can be "the newest version"
 
 Encoder = Callable[[CollectorRegistry], bytes]
 
