@@ -10,7 +10,7 @@ score buckets, `_created` series) written by prometheus_client's encoder, which 
 (2) `ragpulse run` in a subprocess, traffic over OTLP/HTTP, the offline judge: N pairs' series made
 first, then a scrape over HTTP while the pipeline is idle, then records/s through the whole pipeline
 with a backlog, not scraped (but for the two reads that count) against scraped every 50 ms by a second
-client, twice each, alternating.
+client, two runs of each, alternating.
 
     python -m benchmarks.scrape [--pairs 100 200 1000] [--repeat 7] [--records 2000] [--window 4]
 

@@ -1,6 +1,6 @@
 """The pipeline: receive -> assemble -> sample -> extract -> sample -> queue -> evaluate -> export -> ack.
 
-Sampling comes twice: on the trace id before extraction (`Sampler.drops_early`: a trace no record of
+Sampling comes in two steps: on the trace id before extraction (`Sampler.drops_early`: a trace no record of
 which can be sampled is released unread), then per extracted record (`Sampler.decide`).
 
 All stage state lives on one asyncio loop, and nothing on it blocks: receivers run in their own
