@@ -7,41 +7,14 @@ Imports nothing from `collector`; usable on its own like ragas or deepeval.
 
 from typing import TYPE_CHECKING, Any
 
+from evaluators import metrics
 from evaluators.case import CaseField, MissingFieldError, TestCase, Turn
 from evaluators.causes import STAGE, Cause, failure_causes, passage_relevance
 from evaluators.evaluate import a_evaluate, a_evaluate_case, evaluate
 from evaluators.images import image_positions
 from evaluators.judges.accounting import CallRecord, Price
 from evaluators.judges.base import Judge, JudgeError, JudgeInfo, Usage
-from evaluators.metrics import (
-    AnswerCorrectness,
-    AnswerRelevancy,
-    AnswerRelevancySimilarity,
-    AnswerSimilarity,
-    AspectCritique,
-    Bias,
-    ContextEntityRecall,
-    ContextualPrecision,
-    ContextualRecall,
-    ContextualRelevancy,
-    ContextUtilization,
-    ConversationCompleteness,
-    ConversationRelevancy,
-    Faithfulness,
-    GEval,
-    Hallucination,
-    Harmfulness,
-    KnowledgeRetention,
-    Metric,
-    NoiseSensitivity,
-    Refusal,
-    Stereotyping,
-    Toxicity,
-    about_images,
-    create_metric,
-    metric_names,
-    required_inputs,
-)
+from evaluators.metrics import *  # noqa: F403 (the metrics' API is the library's: `__all__` below)
 from evaluators.metrics.custom import CustomMetrics, CustomMetricsError, load_custom_metrics
 from evaluators.refusals import is_refusal
 from evaluators.result import (
@@ -71,60 +44,34 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "STAGE",
-    "AnswerCorrectness",
-    "AnswerRelevancy",
-    "AnswerRelevancySimilarity",
-    "AnswerSimilarity",
-    "AspectCritique",
-    "Bias",
     "CallRecord",
     "CaseField",
     "CaseResult",
     "Cause",
-    "ContextEntityRecall",
-    "ContextUtilization",
-    "ContextualPrecision",
-    "ContextualRecall",
-    "ContextualRelevancy",
-    "ConversationCompleteness",
-    "ConversationRelevancy",
     "CustomMetrics",
     "CustomMetricsError",
     "EvaluationResult",
-    "Faithfulness",
-    "GEval",
-    "Hallucination",
-    "Harmfulness",
     "Judge",
     "JudgeError",
     "JudgeInfo",
-    "KnowledgeRetention",
-    "Metric",
     "MetricResult",
     "MetricSummary",
     "MissingFieldError",
-    "NoiseSensitivity",
     "OpenAIJudge",
     "Outcome",
     "Price",
-    "Refusal",
-    "Stereotyping",
     "TestCase",
-    "Toxicity",
     "Turn",
     "Usage",
     "VerdictRecord",
     "a_evaluate",
     "a_evaluate_case",
-    "about_images",
     "assert_rag",
-    "create_metric",
     "evaluate",
     "failure_causes",
     "image_positions",
     "is_refusal",
     "load_custom_metrics",
-    "metric_names",
     "passage_relevance",
-    "required_inputs",
 ]
+__all__ += metrics.__all__  # every metric class, and the registry's functions

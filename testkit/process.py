@@ -18,6 +18,16 @@ import psutil
 _handed_out: set[int] = set()
 
 
+def terminate(process: subprocess.Popen[bytes], timeout_s: float) -> None:
+    """SIGTERM, then SIGKILL if `process` has not exited `timeout_s` later: no process is left behind."""
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(10)
+
+
 def free_port() -> int:
     """A port nothing listens on, never one this process handed out before: the kernel may offer a port
     again as soon as its probing socket closes, and two settings given the same port collide at bind."""
@@ -108,12 +118,7 @@ class RagpulseProcess:
         try:
             return self.process.wait(timeout_s)
         except subprocess.TimeoutExpired:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
+            terminate(self.process, 10)
             raise AssertionError(
                 f"ragpulse did not exit within {timeout_s:.0f} s of SIGTERM:\n{self.output()[-8000:]}"
             ) from None

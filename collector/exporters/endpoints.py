@@ -1,5 +1,7 @@
 """The HTTP endpoints a user configures (forwarding, Phoenix, evaluation spans): what they share, and the
-checks that catch a mistake in `check-config` at start rather than as a failure on every request."""
+checks that catch a mistake in `check-config` at start rather than as a failure on every request.
+`HeldResults` adds what the endpoints that are sent evaluation results share: the results wait, held
+(`collector.exporters.held`), until the endpoint accepts them."""
 
 from __future__ import annotations
 
@@ -49,3 +51,25 @@ class HttpDestination(BaseModel):
     def revealed_headers(self) -> dict[str, str]:
         """The headers as they go on the wire (the only place their secrets are read)."""
         return {name: value.get_secret_value() for name, value in self.headers.items()}
+
+
+class HeldResults(HttpDestination):
+    """An endpoint that is sent evaluation results, each held until the endpoint accepted it: how many may
+    wait, how long failures are sent again, and how much of a judge's reason goes along. (A destination
+    names its own batch size: the settings users have today are `max_batch_size` for Phoenix and the
+    OpenTelemetry SDK's `max_export_batch_size` for the evaluation spans.)"""
+
+    max_explanation_chars: int = Field(1000, ge=0, description="Longer judge reasons are truncated.")
+    max_queue_size: int = Field(
+        20_000,
+        ge=1,
+        description="Results held until the endpoint accepts them. Nine tenths full, evaluation waits for "
+        "the endpoint (Kafka records wait uncommitted); results that still do not fit are dropped and "
+        "counted.",
+    )
+    retry_for_s: float = Field(
+        300.0,
+        ge=0,
+        description="How long held results are sent again while the endpoint fails, before they are given "
+        "up and counted (offsets wait meanwhile, so a restart does not lose them).",
+    )

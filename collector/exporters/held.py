@@ -18,10 +18,12 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from enum import Enum
 from itertools import islice
 from typing import Any, Generic, TypeVar
 
+from collector.exporters.endpoints import HeldResults
 from collector.logs import RateLimitedLog
 from collector.metrics import EXPORT_ERRORS
 from collector.stages import UNDELIVERED_AFTER_S
@@ -37,6 +39,25 @@ class Sent(Enum):
     REFUSED = "refused"  # the endpoint will never take it (a 400): dropped and counted at once
 
 
+@dataclass(frozen=True, slots=True)
+class HoldLimits:
+    """How much a hold keeps and for how long: at most `max_held` items, sent `batch_size` at a time, and
+    given up `retry_for_s` after the first failure in a row, as measured by `clock` (tests pass a fake).
+    One value, read from an endpoint's settings once (`of`), that every layer down to `Held` hands on
+    unchanged."""
+
+    max_held: int
+    batch_size: int
+    retry_for_s: float
+    clock: Callable[[], float] = time.monotonic
+
+    @classmethod
+    def of(cls, config: HeldResults, batch_size: int) -> HoldLimits:
+        """The limits of `config`'s endpoint; its batch size is named by each destination (see
+        `HeldResults`)."""
+        return cls(config.max_queue_size, batch_size, config.retry_for_s)
+
+
 class Held(Generic[T]):
     """A bounded hold of items and the flush that sends them in batches, in order.
 
@@ -48,17 +69,14 @@ class Held(Generic[T]):
     def __init__(
         self,
         send: Callable[[list[T]], Sent],
-        max_held: int,
-        batch_size: int,
-        retry_for_s: float,
+        limits: HoldLimits,
         exporter: str,
         what: str,
         where: str,
         config: str,
-        clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._send, self._clock = send, clock
-        self.max_held, self.batch_size, self.retry_for_s = max_held, batch_size, retry_for_s
+        self._send, self._clock = send, limits.clock
+        self.limits = limits
         self.exporter, self.what, self.where, self.config = exporter, what, where, config
         self._held: deque[T] = deque()
         self._held_lock = threading.Lock()
@@ -70,7 +88,7 @@ class Held(Generic[T]):
     def add(self, item: T) -> bool:
         """Hold `item` until a flush sends it; False (dropped and counted) when the hold is full."""
         with self._held_lock:
-            full = len(self._held) >= self.max_held
+            full = len(self._held) >= self.limits.max_held
             if not full:
                 self._held.append(item)
         if full:
@@ -79,7 +97,7 @@ class Held(Generic[T]):
                 logger,
                 OverflowError(),
                 "%d %s already wait for %s (%s.max_queue_size); dropping one",
-                self.max_held,
+                self.limits.max_held,
                 self.what,
                 self.where,
                 self.config,
@@ -99,7 +117,7 @@ class Held(Generic[T]):
     @property
     def saturated(self) -> bool:
         """Nine tenths full: the pipeline stops evaluating until the endpoint takes items again."""
-        return len(self._held) >= self.max_held * 0.9
+        return len(self._held) >= self.limits.max_held * 0.9
 
     def flush(self, timeout_s: float) -> bool:
         """Send what was held when the flush began; True once it is all gone (sent, refused, or given
@@ -114,7 +132,7 @@ class Held(Generic[T]):
                 owed = len(self._held)
             while owed > 0:
                 with self._held_lock:
-                    batch = list(islice(self._held, min(self.batch_size, owed)))
+                    batch = list(islice(self._held, min(self.limits.batch_size, owed)))
                 if not batch:
                     return True
                 sent = self._sent(batch)
@@ -150,7 +168,7 @@ class Held(Generic[T]):
     def _give_up_if_failing_too_long(self) -> bool:
         assert self._failing_since is not None
         failing_for = self._clock() - self._failing_since
-        if failing_for < self.retry_for_s:
+        if failing_for < self.limits.retry_for_s:
             self._failure_log.log(
                 logger,
                 ConnectionError(),
@@ -181,7 +199,7 @@ class HoldsItems:
     """What a component built on `Held` reports of it: how much it holds, whether it is nine tenths full
     (evaluation waits) and whether it still delivers (/readyz)."""
 
-    _held: Held[Any]
+    _held: Held[Any] | HoldsItems  # the hold itself, or a component that owns one
 
     @property
     def held(self) -> int:

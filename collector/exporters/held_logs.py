@@ -12,8 +12,6 @@ and counted at once with one line that names the setting to change.
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Callable
 from typing import Any
 
 import requests
@@ -21,7 +19,7 @@ from opentelemetry.sdk._logs import LogRecordProcessor, ReadableLogRecord, ReadW
 from opentelemetry.sdk._logs.export import LogRecordExporter, LogRecordExportResult
 from opentelemetry.sdk.resources import Resource
 
-from collector.exporters.held import Held, HoldsItems, Sent
+from collector.exporters.held import Held, HoldLimits, HoldsItems, Sent
 from collector.logs import RateLimitedLog
 
 logger = logging.getLogger(__name__)
@@ -43,27 +41,16 @@ class StatusSession(requests.Session):
 
 
 class HeldLogProcessor(HoldsItems, LogRecordProcessor):
-    def __init__(
-        self,
-        exporter: LogRecordExporter,
-        session: StatusSession,
-        max_held: int,
-        batch_size: int,
-        retry_for_s: float,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
+    def __init__(self, exporter: LogRecordExporter, session: StatusSession, limits: HoldLimits) -> None:
         self._exporter, self._session = exporter, session
         self._refused_log = RateLimitedLog(interval_s=30.0)
         self._held: Held[ReadableLogRecord] = Held(
             self._send,
-            max_held,
-            batch_size,
-            retry_for_s,
+            limits,
             exporter=EXPORTER,
             what="evaluation log events",
             where="the OTLP logs endpoint",
             config="otel_export",
-            clock=clock,
         )
 
     def _send(self, batch: list[ReadableLogRecord]) -> Sent:

@@ -6,36 +6,23 @@ another flush, so each counts as `Sent.RETRY`.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
-from collector.exporters.held import Held, HoldsItems, Sent
+from collector.exporters.held import Held, HoldLimits, HoldsItems, Sent
 
 
 class HeldSpanProcessor(HoldsItems, SpanProcessor):
-    def __init__(
-        self,
-        exporter: SpanExporter,
-        max_held: int,
-        batch_size: int,
-        retry_for_s: float,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
+    def __init__(self, exporter: SpanExporter, limits: HoldLimits) -> None:
         self._exporter = exporter
         self._held: Held[ReadableSpan] = Held(
             self._send,
-            max_held,
-            batch_size,
-            retry_for_s,
+            limits,
             exporter="otlp",
             what="evaluation spans",
             where="the OTLP endpoint",
             config="otel_export",
-            clock=clock,
         )
 
     def _send(self, batch: list[ReadableSpan]) -> Sent:

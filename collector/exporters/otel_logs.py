@@ -27,6 +27,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.util.types import AttributeValue
 
 from collector import __version__
+from collector.exporters.held import HoldLimits, HoldsItems
 from collector.exporters.held_logs import HeldLogProcessor, StatusSession
 from collector.logs import OneLineFilter
 
@@ -36,7 +37,7 @@ logging.getLogger("opentelemetry.exporter.otlp.proto.http._log_exporter").addFil
 EVALUATION_EVENT = "gen_ai.evaluation.result"
 
 
-class EvaluationLogEvents:
+class EvaluationLogEvents(HoldsItems):
     """Emits one `gen_ai.evaluation.result` log record per evaluation to an OTLP/HTTP logs endpoint."""
 
     def __init__(
@@ -45,9 +46,7 @@ class EvaluationLogEvents:
         headers: dict[str, str],
         timeout_s: float,
         gzip: bool,
-        max_held: int,
-        batch_size: int,
-        retry_for_s: float,
+        limits: HoldLimits,
         resource: Resource,
     ) -> None:
         session = StatusSession()
@@ -58,9 +57,9 @@ class EvaluationLogEvents:
             compression=Compression.Gzip if gzip else Compression.NoCompression,
             session=session,
         )
-        self._processor = HeldLogProcessor(otlp, session, max_held, batch_size, retry_for_s)
+        self._held: HeldLogProcessor = HeldLogProcessor(otlp, session, limits)
         self._provider = LoggerProvider(resource=resource)
-        self._provider.add_log_record_processor(self._processor)
+        self._provider.add_log_record_processor(self._held)
         self._logger = self._provider.get_logger("ragpulse", __version__)
 
     def emit(self, evaluated_span: Context, attributes: dict[str, AttributeValue], timestamp_ns: int) -> None:
@@ -75,16 +74,8 @@ class EvaluationLogEvents:
             attributes=attributes,
         )
 
-    @property
-    def saturated(self) -> bool:
-        return self._processor.saturated
-
-    @property
-    def delivering(self) -> bool:
-        return self._processor.delivering
-
     def force_flush(self, timeout_s: float) -> bool:
-        return self._processor.force_flush(int(timeout_s * 1000))
+        return self._held.force_flush(int(timeout_s * 1000))
 
     def shutdown(self) -> None:
         self._provider.shutdown()

@@ -36,7 +36,8 @@ from pydantic import Field, model_validator
 
 from collector import __version__
 from collector.exporters import explanation, score_label
-from collector.exporters.endpoints import HttpDestination
+from collector.exporters.endpoints import HeldResults
+from collector.exporters.held import HoldLimits
 from collector.exporters.held_logs import EXPORTER as LOGS_EXPORTER
 from collector.exporters.held_spans import HeldSpanProcessor
 from collector.exporters.otel_logs import EVALUATION_EVENT, EvaluationLogEvents
@@ -53,28 +54,17 @@ logging.getLogger("opentelemetry.exporter.otlp.proto.http.trace_exporter").addFi
 ERROR_TYPE = "evaluation_error"  # the judge failed, after its retries (the one `error.type` ragpulse sets)
 
 
-class OtelExportConfig(HttpDestination):
+class OtelExportConfig(HeldResults):
+    """Where the evaluation spans and log events go (`otel_export`). The results held are spans (about
+    4.5 KB each, 7 KB with ten verdicts, at most 35 KB at the `verdicts` bounds) and log records, each
+    held on its own to `max_queue_size`."""
+
     endpoint: str | None = Field(
         None, description="OTLP/HTTP traces URL, e.g. http://127.0.0.1:4318/v1/traces; unset = disabled."
     )
     timeout_s: float = Field(10.0, gt=0, description="Per export request, retries included.")
     compression: Literal["none", "gzip"] = "none"
-    max_explanation_chars: int = Field(1000, ge=0, description="Longer judge reasons are truncated.")
-    max_queue_size: int = Field(
-        20_000,
-        ge=1,
-        description="Evaluation spans held until the endpoint accepts them (about 4.5 KB each, 7 KB with "
-        "ten verdicts, at most 35 KB at the `verdicts` bounds). Nine tenths full, evaluation waits for "
-        "the endpoint (Kafka records wait uncommitted); spans that still do not fit are dropped and "
-        "counted.",
-    )
     max_export_batch_size: int = Field(512, ge=1, description="Spans per OTLP request.")
-    retry_for_s: float = Field(
-        300.0,
-        ge=0,
-        description="How long held spans are sent again while the endpoint fails, before they are given "
-        "up and counted (offsets wait meanwhile, so a restart does not lose them).",
-    )
     log_events: bool = Field(
         True,
         description="Also send each result as a `gen_ai.evaluation.result` log-based event (OTLP logs), "
@@ -179,21 +169,18 @@ class OtelSpanExporter:
             compression=Compression.Gzip if config.compression == "gzip" else Compression.NoCompression,
         )
         resource = Resource.create({SERVICE_NAME: "ragpulse", SERVICE_VERSION: __version__})
+        limits = HoldLimits.of(config, config.max_export_batch_size)  # the spans' and the log events' holds
         if config.log_events and config.logs_url:
             self._events = EvaluationLogEvents(
                 config.logs_url,
                 headers,
                 config.timeout_s,
                 config.compression == "gzip",
-                config.max_queue_size,
-                config.max_export_batch_size,
-                config.retry_for_s,
+                limits,
                 resource,
             )
         self._provider = TracerProvider(resource=resource, sampler=ALWAYS_ON)
-        processor = HeldSpanProcessor(
-            otlp, config.max_queue_size, config.max_export_batch_size, config.retry_for_s
-        )
+        processor = HeldSpanProcessor(otlp, limits)
         self._provider.add_span_processor(processor)
         self._processor = processor
         self._tracer = self._provider.get_tracer("ragpulse", __version__)

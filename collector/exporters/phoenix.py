@@ -26,8 +26,8 @@ from pydantic import Field, field_validator
 
 from collector import __version__
 from collector.exporters import explanation, score_label
-from collector.exporters.endpoints import HttpDestination, base_url
-from collector.exporters.held import Held, HoldsItems, Sent
+from collector.exporters.endpoints import HeldResults, base_url
+from collector.exporters.held import Held, HoldLimits, HoldsItems, Sent
 from collector.exporters.verdicts import VerdictLimits, verdict_documents
 from collector.logs import RateLimitedLog
 from collector.records import RagRecord
@@ -40,28 +40,15 @@ IDENTIFIER = "ragpulse"
 _RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 
 
-class PhoenixConfig(HttpDestination):
-    """Where Phoenix listens (`phoenix`); no endpoint = no annotations."""
+class PhoenixConfig(HeldResults):
+    """Where Phoenix listens (`phoenix`); no endpoint = no annotations. The results held are annotations."""
 
     endpoint: str | None = Field(
         None,
         description="Phoenix's base URL, e.g. http://phoenix:6006 (annotations go to /v1/span_annotations "
         "under it); unset = disabled.",
     )
-    max_explanation_chars: int = Field(1000, ge=0, description="Longer judge reasons are truncated.")
-    max_queue_size: int = Field(
-        20_000,
-        ge=1,
-        description="Annotations held until Phoenix accepts them. Nine tenths full, evaluation waits for "
-        "Phoenix; annotations that still do not fit are dropped and counted.",
-    )
     max_batch_size: int = Field(100, ge=1, description="Annotations per request.")
-    retry_for_s: float = Field(
-        300.0,
-        ge=0,
-        description="How long held annotations are sent again while Phoenix fails, before they are given "
-        "up and counted (offsets wait meanwhile).",
-    )
 
     @field_validator("endpoint")
     @classmethod
@@ -130,9 +117,7 @@ class PhoenixAnnotationExporter(HoldsItems):
         self._failed_log, self._refused_log = RateLimitedLog(interval_s=30.0), RateLimitedLog(interval_s=30.0)
         self._held: Held[dict[str, Any]] = Held(
             self._send,
-            config.max_queue_size,
-            config.max_batch_size,
-            config.retry_for_s,
+            HoldLimits.of(config, config.max_batch_size),
             exporter="phoenix",
             what="annotations",
             where=f"Phoenix at {self._shown}",

@@ -42,12 +42,20 @@ def _record(db: sqlite3.Connection, row: sqlite3.Row) -> dict[str, Any]:
     return record
 
 
+def _in_order(db: sqlite3.Connection, column: str, value: str, tiebreak: str) -> list[sqlite3.Row]:
+    """The records whose `column` is `value` in the order their spans ended (when they were judged for
+    one that has no end), `tiebreak` ordering those that ended at once. `column` and `tiebreak` are
+    this module's own names, never a request's."""
+    rows: list[sqlite3.Row] = db.execute(
+        f"SELECT * FROM records WHERE {column} = ? ORDER BY COALESCE(ended_at, evaluated_at), {tiebreak}",
+        (value,),
+    ).fetchall()
+    return rows
+
+
 def trace(db: sqlite3.Connection, trace_id: str) -> dict[str, Any] | None:
     """The RAG interactions ragpulse read from trace `trace_id`, in the order their spans ended."""
-    rows = db.execute(
-        "SELECT * FROM records WHERE trace_id = ? ORDER BY COALESCE(ended_at, evaluated_at), span_id",
-        (trace_id,),
-    ).fetchall()
+    rows = _in_order(db, "trace_id", trace_id, "span_id")
     if not rows:
         return None
     records = [_record(db, row) for row in rows]
@@ -64,10 +72,7 @@ def conversation(db: sqlite3.Connection, conversation_id: str) -> dict[str, Any]
     conversation metrics (with the turn they were judged at)."""
     if not conversation_id:
         return None
-    rows = db.execute(
-        "SELECT * FROM records WHERE conversation_id = ? ORDER BY COALESCE(ended_at, evaluated_at), id",
-        (conversation_id,),
-    ).fetchall()
+    rows = _in_order(db, "conversation_id", conversation_id, "id")
     if not rows:
         return None
     turns, whole = [], []

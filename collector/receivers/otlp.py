@@ -36,6 +36,7 @@ from collector.metrics import LOG_RECORDS_RECEIVED, RECEIVER_REJECTED, SPANS_REC
 from collector.pipeline.offsets import NoAck
 from collector.receivers.decode import DecodeError, Encoding, Signal, decode, decode_logs, decompress
 from collector.receivers.forward import ForwardConfig, OtlpForwarder
+from collector.receivers.otlp_metrics import count_from_zero
 from collector.spans import LogEvent, Span, flatten, flatten_logs
 from collector.stages import DeadLetter, DeadLetterSink, Deliver, Received, internal_error_detail
 
@@ -252,6 +253,26 @@ class OtlpIntake:
             self._dead_letters.write(letter, on_written=_nothing)
         except Exception as exc:
             self._error_log.log(logger, exc, "dead letter from %s failed (%s)", self.source, exc)
+
+
+class OtlpReceiver:
+    """What the OTLP/HTTP and OTLP/gRPC receivers share: their config, an intake under the receiver's
+    `name`, its series counted from zero, and `ready` (taking requests: from `start` until shutdown)."""
+
+    name: str  # the receiver's label in metrics and its dead letters' source
+
+    def __init__(
+        self, config: OtlpConfig, dead_letters: DeadLetterSink, forwarder: OtlpForwarder | None = None
+    ) -> None:
+        self.config = config
+        self._intake = OtlpIntake(self.name, dead_letters, config.max_body_bytes, forwarder)
+        self._deliver: Deliver | None = None
+        self._accepting = False
+        count_from_zero(self.name)
+
+    @property
+    def ready(self) -> bool:
+        return self._accepting
 
 
 def _nothing() -> None:

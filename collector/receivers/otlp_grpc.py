@@ -30,8 +30,8 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 from collector.http.server import PortUnavailable
 from collector.receivers.decode import DecodeError, Encoding, Signal
 from collector.receivers.forward import OtlpForwarder
-from collector.receivers.otlp import OtlpConfig, OtlpIntake, RequestOutcome, count_rejected
-from collector.receivers.otlp_metrics import METRICS_SERVICE, count_from_zero, drop_metrics
+from collector.receivers.otlp import OtlpConfig, OtlpReceiver, RequestOutcome, count_rejected
+from collector.receivers.otlp_metrics import METRICS_SERVICE, drop_metrics
 from collector.stages import DeadLetterSink, Deliver
 
 logger = logging.getLogger(__name__)
@@ -50,28 +50,22 @@ _CODES = {
 }
 
 
-class OtlpGrpcReceiver:
+class OtlpGrpcReceiver(OtlpReceiver):
+    """grpc hands the intake the message decompressed: it is forwarded as protobuf without
+    Content-Encoding."""
+
     name = "otlp_grpc"
 
     def __init__(
         self, config: OtlpConfig, dead_letters: DeadLetterSink, forwarder: OtlpForwarder | None = None
     ) -> None:
-        self.config = config
-        # grpc hands over the message decompressed: forwarded as protobuf without Content-Encoding
-        self._intake = OtlpIntake("otlp_grpc", dead_letters, config.max_body_bytes, forwarder)
+        super().__init__(config, dead_letters, forwarder)
         self._server: grpc.Server | None = None
-        count_from_zero(self.name)
         self._port = config.grpc_port
-        self._deliver: Deliver | None = None
-        self._accepting = False
 
     @property
     def port(self) -> int:
         return self._port
-
-    @property
-    def ready(self) -> bool:
-        return self._accepting
 
     @property
     def alive(self) -> bool:

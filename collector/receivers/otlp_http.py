@@ -34,13 +34,13 @@ from collector.receivers.forward import OtlpForwarder
 from collector.receivers.otlp import (
     ExportResult,
     OtlpConfig,
-    OtlpIntake,
+    OtlpReceiver,
     RequestOutcome,
     Signal,
     count_rejected,
     serialize,
 )
-from collector.receivers.otlp_metrics import count_from_zero, drop_metrics
+from collector.receivers.otlp_metrics import drop_metrics
 from collector.stages import DeadLetterSink, Deliver
 
 logger = logging.getLogger(__name__)
@@ -57,16 +57,13 @@ _HTTP_STATUS = {
 }
 
 
-class OtlpHttpReceiver:
+class OtlpHttpReceiver(OtlpReceiver):
     name = "otlp"
 
     def __init__(
         self, config: OtlpConfig, dead_letters: DeadLetterSink, forwarder: OtlpForwarder | None = None
     ) -> None:
-        self.config = config
-        self._intake = OtlpIntake("otlp", dead_letters, config.max_body_bytes, forwarder)
-        self._deliver: Deliver | None = None
-        self._accepting = False
+        super().__init__(config, dead_letters, forwarder)
         routes = [
             Route("/v1/traces", self._endpoint(Signal.TRACES), methods=["POST"]),
             Route("/v1/logs", self._endpoint(Signal.LOGS), methods=["POST"]),
@@ -83,17 +80,12 @@ class OtlpHttpReceiver:
             max_connections_per_client=config.connections_per_client,
             receiver=self.name,
         )
-        count_from_zero(self.name)
         for reason in get_args(RejectReason):  # every series from the start: rate() needs a zero
             RECEIVER_REJECTED.labels(self.name, reason)
 
     @property
     def port(self) -> int:
         return self._server.port
-
-    @property
-    def ready(self) -> bool:
-        return self._accepting
 
     @property
     def alive(self) -> bool:

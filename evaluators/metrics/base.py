@@ -285,3 +285,10 @@ class ReasonedMetric(Metric):
         self.reasoning = reasoning
         if reasoning == "cot":
             self.template = {"reason": COT_REASON_RULE, **(self.template or {})}
+
+
+def names_of(*family: type[Metric]) -> tuple[str, ...]:
+    """The names of a family of metric classes, in the order given: the one list tables, benchmarks and
+    tests iterate (`ranking.RANKING_METRICS`, `diagnostics.DIAGNOSTIC_METRICS`), read from the classes so a
+    rename cannot leave it stale."""
+    return tuple(cls.name for cls in family)

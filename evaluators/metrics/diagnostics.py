@@ -27,7 +27,7 @@ from evaluators.claim_table import (
     ClaimTable,
     claim_table,
 )
-from evaluators.metrics.base import Metric, MetricOptions, Scored, listing, record, share
+from evaluators.metrics.base import Metric, MetricOptions, Scored, listing, names_of, record, share
 from evaluators.metrics.faithfulness import NO_CLAIMS
 from evaluators.result import VerdictRecord
 from evaluators.session import JudgeSession
@@ -251,16 +251,13 @@ class SelfKnowledge(_UngroundedClaims):
     counted = "answer claims are correct but entailed by no retrieved chunk"
 
 
-DIAGNOSTIC_METRICS: tuple[str, ...] = tuple(
-    cls.name
-    for cls in (
-        ClaimPrecision,
-        ClaimRecall,
-        ClaimF1,
-        RetrieverClaimRecall,
-        RetrieverContextPrecision,
-        ClaimContextUtilization,
-        ClaimHallucination,
-        SelfKnowledge,
-    )
+DIAGNOSTIC_METRICS = names_of(
+    ClaimPrecision,
+    ClaimRecall,
+    ClaimF1,
+    RetrieverClaimRecall,
+    RetrieverContextPrecision,
+    ClaimContextUtilization,
+    ClaimHallucination,
+    SelfKnowledge,
 )  # the names, in this order, for tables, benchmarks and tests (as `ranking.RANKING_METRICS`)

@@ -16,7 +16,7 @@ from typing import Unpack
 
 from evaluators import scores
 from evaluators.case import CaseField, TestCase
-from evaluators.metrics.base import Metric, MetricOptions, Scored, listing
+from evaluators.metrics.base import Metric, MetricOptions, Scored, listing, names_of
 from evaluators.result import VerdictRecord
 from evaluators.session import JudgeSession
 
@@ -151,14 +151,11 @@ class RetrievalRecallAtK(RankingMetric):
         return scores.id_recall(retrieved, reference)
 
 
-RANKING_METRICS: tuple[str, ...] = tuple(
-    cls.name
-    for cls in (
-        RetrievalHitRate,
-        RetrievalMRR,
-        RetrievalNDCG,
-        RetrievalAveragePrecision,
-        RetrievalPrecisionAtK,
-        RetrievalRecallAtK,
-    )
+RANKING_METRICS = names_of(
+    RetrievalHitRate,
+    RetrievalMRR,
+    RetrievalNDCG,
+    RetrievalAveragePrecision,
+    RetrievalPrecisionAtK,
+    RetrievalRecallAtK,
 )  # the names, in this order, for tables and benchmarks

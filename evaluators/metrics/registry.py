@@ -12,92 +12,68 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from evaluators.case import CaseField
-from evaluators.metrics.base import Metric
-from evaluators.metrics.citations import CitationCoverage, CitationPrecision
-from evaluators.metrics.conversation import (
-    ConversationCompleteness,
-    ConversationRelevancy,
-    KnowledgeRetention,
+from evaluators.metrics import (
+    citations,
+    conversation,
+    correctness,
+    diagnostics,
+    faithfulness,
+    multimodal,
+    pairwise,
+    quality_rubrics,
+    ranking,
+    refusal,
+    relevancy,
+    retrieval,
+    safety,
 )
-from evaluators.metrics.correctness import AnswerCorrectness, AnswerSimilarity, NoiseSensitivity
+from evaluators.metrics.base import Metric
 from evaluators.metrics.critique import BUILTIN_ASPECTS, AspectCritique
 from evaluators.metrics.custom_specs import CustomMetrics, check_names
-from evaluators.metrics.diagnostics import (
-    ClaimContextUtilization,
-    ClaimF1,
-    ClaimHallucination,
-    ClaimPrecision,
-    ClaimRecall,
-    RetrieverClaimRecall,
-    RetrieverContextPrecision,
-    SelfKnowledge,
-)
-from evaluators.metrics.faithfulness import Faithfulness, Hallucination
-from evaluators.metrics.multimodal import MultimodalFaithfulness, MultimodalRelevance
-from evaluators.metrics.pairwise import PairwisePreference
-from evaluators.metrics.quality_rubrics import Completeness, Helpfulness, LogicalCoherence
-from evaluators.metrics.ranking import (
-    RetrievalAveragePrecision,
-    RetrievalHitRate,
-    RetrievalMRR,
-    RetrievalNDCG,
-    RetrievalPrecisionAtK,
-    RetrievalRecallAtK,
-)
-from evaluators.metrics.refusal import Refusal
-from evaluators.metrics.relevancy import AnswerRelevancy, AnswerRelevancySimilarity
-from evaluators.metrics.retrieval import (
-    ContextEntityRecall,
-    ContextualPrecision,
-    ContextualRecall,
-    ContextualRelevancy,
-    ContextUtilization,
-)
-from evaluators.metrics.safety import Bias, Harmfulness, Stereotyping, Toxicity
 
 METRIC_FACTORIES: dict[str, type[Metric]] = {
-    "faithfulness": Faithfulness,
-    "hallucination": Hallucination,
-    "answer_relevancy": AnswerRelevancy,
-    "answer_relevancy_similarity": AnswerRelevancySimilarity,
-    "contextual_precision": ContextualPrecision,
-    "contextual_recall": ContextualRecall,
-    "contextual_relevancy": ContextualRelevancy,
-    "context_utilization": ContextUtilization,
-    "context_entity_recall": ContextEntityRecall,
-    "noise_sensitivity": NoiseSensitivity,
-    "answer_similarity": AnswerSimilarity,
-    "answer_correctness": AnswerCorrectness,
-    "retrieval_hit_rate": RetrievalHitRate,
-    "retrieval_mrr": RetrievalMRR,
-    "retrieval_ndcg": RetrievalNDCG,
-    "retrieval_average_precision": RetrievalAveragePrecision,
-    "retrieval_precision_at_k": RetrievalPrecisionAtK,
-    "retrieval_recall_at_k": RetrievalRecallAtK,
-    "citation_precision": CitationPrecision,
-    "citation_coverage": CitationCoverage,
-    "knowledge_retention": KnowledgeRetention,
-    "conversation_relevancy": ConversationRelevancy,
-    "conversation_completeness": ConversationCompleteness,
-    "pairwise_preference": PairwisePreference,
-    "refusal": Refusal,
-    "bias": Bias,
-    "toxicity": Toxicity,
-    "harmfulness": Harmfulness,
-    "stereotyping": Stereotyping,
-    "multimodal_faithfulness": MultimodalFaithfulness,
-    "multimodal_relevance": MultimodalRelevance,
-    "helpfulness": Helpfulness,
-    "completeness": Completeness,
-    "logical_coherence": LogicalCoherence,
-    "claim_precision": ClaimPrecision,
-    "claim_recall": ClaimRecall,
-    "claim_f1": ClaimF1,
-    "retriever_claim_recall": RetrieverClaimRecall,
-    "retriever_context_precision": RetrieverContextPrecision,
-    "claim_context_utilization": ClaimContextUtilization,
-    "claim_hallucination": ClaimHallucination,
-    "self_knowledge": SelfKnowledge,
+    "faithfulness": faithfulness.Faithfulness,
+    "hallucination": faithfulness.Hallucination,
+    "answer_relevancy": relevancy.AnswerRelevancy,
+    "answer_relevancy_similarity": relevancy.AnswerRelevancySimilarity,
+    "contextual_precision": retrieval.ContextualPrecision,
+    "contextual_recall": retrieval.ContextualRecall,
+    "contextual_relevancy": retrieval.ContextualRelevancy,
+    "context_utilization": retrieval.ContextUtilization,
+    "context_entity_recall": retrieval.ContextEntityRecall,
+    "noise_sensitivity": correctness.NoiseSensitivity,
+    "answer_similarity": correctness.AnswerSimilarity,
+    "answer_correctness": correctness.AnswerCorrectness,
+    "retrieval_hit_rate": ranking.RetrievalHitRate,
+    "retrieval_mrr": ranking.RetrievalMRR,
+    "retrieval_ndcg": ranking.RetrievalNDCG,
+    "retrieval_average_precision": ranking.RetrievalAveragePrecision,
+    "retrieval_precision_at_k": ranking.RetrievalPrecisionAtK,
+    "retrieval_recall_at_k": ranking.RetrievalRecallAtK,
+    "citation_precision": citations.CitationPrecision,
+    "citation_coverage": citations.CitationCoverage,
+    "knowledge_retention": conversation.KnowledgeRetention,
+    "conversation_relevancy": conversation.ConversationRelevancy,
+    "conversation_completeness": conversation.ConversationCompleteness,
+    "pairwise_preference": pairwise.PairwisePreference,
+    "refusal": refusal.Refusal,
+    "bias": safety.Bias,
+    "toxicity": safety.Toxicity,
+    "harmfulness": safety.Harmfulness,
+    "stereotyping": safety.Stereotyping,
+    "multimodal_faithfulness": multimodal.MultimodalFaithfulness,
+    "multimodal_relevance": multimodal.MultimodalRelevance,
+    "helpfulness": quality_rubrics.Helpfulness,
+    "completeness": quality_rubrics.Completeness,
+    "logical_coherence": quality_rubrics.LogicalCoherence,
+    "claim_precision": diagnostics.ClaimPrecision,
+    "claim_recall": diagnostics.ClaimRecall,
+    "claim_f1": diagnostics.ClaimF1,
+    "retriever_claim_recall": diagnostics.RetrieverClaimRecall,
+    "retriever_context_precision": diagnostics.RetrieverContextPrecision,
+    "claim_context_utilization": diagnostics.ClaimContextUtilization,
+    "claim_hallucination": diagnostics.ClaimHallucination,
+    "self_knowledge": diagnostics.SelfKnowledge,
 }
 
 # ragas' names (v0.1 and v0.2+), and RAGChecker's (prefixed, as its bare names clash), for the same

@@ -41,7 +41,9 @@ METRIC = 'metric=~"$metric"'
 
 
 def new_dashboard(uid: str, title: str, description: str) -> Dashboard:
-    """A dashboard with ragpulse's defaults: last 6 hours, 30 s refresh, shared crosshair."""
+    """A dashboard with ragpulse's defaults: last 6 hours, 30 s refresh, shared crosshair, and first among
+    its variables the Prometheus data source every panel reads (`${datasource}`), so each dashboard only
+    adds its own label variables."""
     return (
         Dashboard(title)
         .uid(uid)
@@ -60,6 +62,7 @@ def new_dashboard(uid: str, title: str, description: str) -> Dashboard:
             .include_vars(False)
             .keep_time(True)
         )
+        .with_variable(datasource_variable("datasource", "Metrics", "prometheus", PROVISIONED_PROMETHEUS_UID))
     )
 
 

@@ -10,8 +10,6 @@ from grafana_foundation_sdk.builders import timeseries
 from grafana_foundation_sdk.builders.dashboard import Dashboard
 
 from grafana.generator.common import (
-    PROVISIONED_PROMETHEUS_UID,
-    datasource_variable,
     label_variable,
     latency_quantiles,
     new_dashboard,
@@ -34,7 +32,6 @@ CANARY_AGREEMENT = 0.8  # RagpulseJudgeDrift's threshold
 def build() -> Dashboard:
     return (
         new_dashboard(UID, "Judge cost", "Requests, errors, latency, tokens and dollars of the LLM judge.")
-        .with_variable(datasource_variable("datasource", "Metrics", "prometheus", PROVISIONED_PROMETHEUS_UID))
         .with_variable(label_variable("judge", "Judge", "label_values(ragpulse_judge_requests_total, judge)"))
         .with_variable(
             label_variable(

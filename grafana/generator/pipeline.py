@@ -9,8 +9,6 @@ from __future__ import annotations
 from grafana_foundation_sdk.builders.dashboard import Dashboard
 
 from grafana.generator.common import (
-    PROVISIONED_PROMETHEUS_UID,
-    datasource_variable,
     label_variable,
     latency_quantiles,
     new_dashboard,
@@ -32,7 +30,6 @@ def build() -> Dashboard:
             "Evaluation pipeline health",
             "ragpulse's own pipeline: spans in, traces assembled, sampling, queue, drops, lag, latency.",
         )
-        .with_variable(datasource_variable("datasource", "Metrics", "prometheus", PROVISIONED_PROMETHEUS_UID))
         .with_variable(label_variable("instance", "Instance", "label_values(ragpulse_build_info, instance)"))
         .with_row(row("Now"))
         .with_panel(

@@ -17,7 +17,6 @@ from grafana_foundation_sdk.models.dashboard import DashboardLinkType, VariableO
 
 from grafana.generator.common import (
     METRIC,
-    PROVISIONED_PROMETHEUS_UID,
     PROVISIONED_TEMPO_UID,
     SERVICE_ROUTE,
     TEMPO,
@@ -232,7 +231,6 @@ def build() -> Dashboard:
             "RAG quality overview",
             "Faithfulness, hallucination and relevancy of RAG answers as judged by ragpulse.",
         )
-        .with_variable(datasource_variable("datasource", "Metrics", "prometheus", PROVISIONED_PROMETHEUS_UID))
         .with_variable(datasource_variable("tracing", "Traces", "tempo", PROVISIONED_TEMPO_UID))
         .with_variable(
             label_variable("service", "Service", "label_values(ragpulse_evaluations_total, service)")

@@ -9,14 +9,13 @@ OTLP JSON encoding says); `log_records()` and `spans()` flatten them with their 
 from __future__ import annotations
 
 import json
-import signal
 import socket
 import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
-from testkit.process import free_port
+from testkit.process import free_port, terminate
 
 BUILD_SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "otelcol.sh"
 
@@ -125,42 +124,32 @@ class OtelCollector:
                 break
         return requests
 
-    def log_records(self) -> list[dict[str, Any]]:
-        """Every stored log record, with `resource` (its resource's attributes) and `attributes` decoded."""
+    def _items(self, path: Path, resource_key: str, scope_key: str, items_key: str) -> list[dict[str, Any]]:
+        """Every item stored in `path`'s requests (nested `resource_key` / `scope_key` / `items_key`, as
+        OTLP nests them), with `resource` (its resource's attributes) and `attributes` decoded."""
         return [
             {
-                **record,
-                "resource": attributes(rl.get("resource", {}).get("attributes", [])),
-                "attributes": attributes(record.get("attributes", [])),
+                **item,
+                "resource": attributes(resource.get("resource", {}).get("attributes", [])),
+                "attributes": attributes(item.get("attributes", [])),
             }
-            for request in self._requests(self.logs_file)
-            for rl in request.get("resourceLogs", [])
-            for scope in rl.get("scopeLogs", [])
-            for record in scope.get("logRecords", [])
+            for request in self._requests(path)
+            for resource in request.get(resource_key, [])
+            for scope in resource.get(scope_key, [])
+            for item in scope.get(items_key, [])
         ]
+
+    def log_records(self) -> list[dict[str, Any]]:
+        """Every stored log record, with `resource` (its resource's attributes) and `attributes` decoded."""
+        return self._items(self.logs_file, "resourceLogs", "scopeLogs", "logRecords")
 
     def spans(self) -> list[dict[str, Any]]:
         """Every stored span, with `resource` and `attributes` decoded and `events` as stored."""
-        return [
-            {
-                **span,
-                "resource": attributes(rs.get("resource", {}).get("attributes", [])),
-                "attributes": attributes(span.get("attributes", [])),
-            }
-            for request in self._requests(self.traces_file)
-            for rs in request.get("resourceSpans", [])
-            for scope in rs.get("scopeSpans", [])
-            for span in scope.get("spans", [])
-        ]
+        return self._items(self.traces_file, "resourceSpans", "scopeSpans", "spans")
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
+            terminate(self.process, 30)
 
     def __enter__(self) -> OtelCollector:
         return self.start()
