@@ -51,7 +51,11 @@ class Collect(SpanExporter):
 
 
 def provider(exporter: SpanExporter, service: str = "rag-app") -> TracerProvider:
-    tracer_provider = TracerProvider(resource=Resource.create({"service.name": service}))
+    """A provider for one trace or a few: not shut down at exit, which would keep it (and every span it
+    exported) alive until then, when a benchmark or soak makes one per trace."""
+    tracer_provider = TracerProvider(
+        resource=Resource.create({"service.name": service}), shutdown_on_exit=False
+    )
     tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
     return tracer_provider
 

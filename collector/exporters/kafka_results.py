@@ -33,7 +33,7 @@ from collector.receivers.kafka_options import security_options
 from collector.records import RagRecord
 from collector.review import corrections
 from collector.review.corrections import Correction
-from collector.sampling.dedup import evaluation_key
+from collector.sampling.dedup import Answer, evaluation_key
 from collector.stages import Evaluation, Outcome
 
 logger = logging.getLogger(__name__)
@@ -256,8 +256,8 @@ class KafkaResultsExporter:
 
 def recent_results(
     config: KafkaResultsConfig, window_s: float, deadline_s: float = 20.0
-) -> list[tuple[str, str]]:
-    """(trace id, metric) of every result written in the last `window_s` seconds.
+) -> list[tuple[Answer, str]]:
+    """((trace id, span id), metric) of every result written in the last `window_s` seconds.
 
     A restarted replica re-reads the records whose offsets were not yet committed when it stopped;
     seeding its duplicate filter with what the results topic already holds keeps it from scoring
@@ -269,7 +269,7 @@ def recent_results(
         enable_auto_commit=False,
         **security_options(config.options),
     )
-    keys: list[tuple[str, str]] = []
+    keys: list[tuple[Answer, str]] = []
     try:
         partitions = [
             TopicPartition(config.topic, p) for p in consumer.partitions_for_topic(config.topic) or ()

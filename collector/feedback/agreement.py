@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import math
 import re
+import struct
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -35,6 +37,7 @@ _NEGATIVE = frozenset(
     {"down", "thumbs_down", "thumbs-down", "thumbsdown", "-1", "negative", "bad", "no", "false",
      "incorrect", "wrong", "👎"}
 )  # fmt: skip
+_SHARED_MAX = 4096  # distinct metric and outcome lists kept as one tuple each
 _EMOJI_MODIFIERS = re.compile("[\ufe0f\U0001f3fb-\U0001f3ff]")  # variation selector, skin tones
 
 
@@ -124,6 +127,25 @@ class _Verdict:
 
 
 @dataclass(frozen=True, slots=True)
+class _Answer:
+    """One evaluated answer's verdicts as the join keeps them: compact (about 450 bytes with its trace's
+    entry, against 1.1 KB as a list of `_Verdict`s), since it keeps `max_traces` of them for feedback
+    that comes late. The metrics and outcomes tuples are shared between answers that have the same."""
+
+    anchor_span_id: str
+    metrics: tuple[str, ...]
+    outcomes: tuple[Outcome, ...]
+    scores: bytes  # float64 per metric; NaN: no score
+
+    def verdicts(self) -> list[_Verdict]:
+        scores = struct.unpack(f"{len(self.metrics)}d", self.scores)
+        return [
+            _Verdict(self.anchor_span_id, metric, outcome, None if math.isnan(score) else score)
+            for metric, outcome, score in zip(self.metrics, self.outcomes, scores, strict=True)
+        ]
+
+
+@dataclass(frozen=True, slots=True)
 class _Waiting:
     deadline: float
     key: str
@@ -139,7 +161,8 @@ class FeedbackJoin:
         self.config = config or FeedbackConfig()
         self._clock = clock
         self._lock = threading.Lock()
-        self._verdicts: OrderedDict[str, list[_Verdict]] = OrderedDict()  # trace id, least recent first
+        self._verdicts: OrderedDict[str, tuple[_Answer, ...]] = OrderedDict()  # trace id, least recent first
+        self._shared: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # metric and outcome lists, kept once each
         self._trace_of_span: dict[str, str] = {}  # anchor span id -> trace id (Phoenix names only a span)
         self._pending: OrderedDict[int, _Waiting] = OrderedDict()  # oldest first
         self._waiting: dict[str, list[int]] = {}  # trace id or "span:<id>" -> pending sequence numbers
@@ -173,17 +196,24 @@ class FeedbackJoin:
 
     def evaluated(self, record: RagRecord, evaluations: Sequence[Evaluation]) -> None:
         """Remember a record's verdicts, and settle the feedback that was waiting for them."""
-        verdicts = [_Verdict(record.anchor_span_id, e.metric, e.outcome, e.score) for e in evaluations]
+        answer = _Answer(
+            record.anchor_span_id,
+            self._share(tuple(e.metric for e in evaluations)),
+            self._share(tuple(e.outcome for e in evaluations)),
+            struct.pack(
+                f"{len(evaluations)}d", *[math.nan if e.score is None else e.score for e in evaluations]
+            ),
+        )
         trace_id = record.trace_id
         with self._lock:
             self._expire(self._clock())
-            known = self._verdicts.pop(trace_id, [])
-            self._verdicts[trace_id] = known + verdicts
+            known = self._verdicts.pop(trace_id, ())
+            self._verdicts[trace_id] = (*known, answer)
             self._trace_of_span[record.anchor_span_id] = trace_id
             while len(self._verdicts) > self.config.max_traces:
                 _, dropped = self._verdicts.popitem(last=False)
-                for verdict in dropped:
-                    self._trace_of_span.pop(verdict.anchor_span_id, None)
+                for old in dropped:
+                    self._trace_of_span.pop(old.anchor_span_id, None)
             for key in (trace_id, f"span:{record.anchor_span_id}"):
                 for sequence in self._waiting.pop(key, []):
                     waiting = self._pending.pop(sequence, None)
@@ -214,8 +244,18 @@ class FeedbackJoin:
         if not self._waiting[waiting.key]:
             del self._waiting[waiting.key]
 
-    def _match(self, feedback: Feedback, trace_id: str, verdicts: list[_Verdict]) -> None:
+    def _share(self, values: tuple[Any, ...]) -> Any:
+        """The one tuple kept for these values (metric names, outcomes): a service's records repeat a few."""
+        shared = self._shared.get(values)
+        if shared is None:
+            if len(self._shared) >= _SHARED_MAX:
+                return values
+            shared = self._shared[values] = tuple(sys.intern(v) if type(v) is str else v for v in values)
+        return shared
+
+    def _match(self, feedback: Feedback, trace_id: str, answers: tuple[_Answer, ...]) -> None:
         """Count the verdicts the feedback covers: its answer's, on its metric (or all of them)."""
+        verdicts = [verdict for answer in answers for verdict in answer.verdicts()]
         candidates = verdicts
         if feedback.span_id and any(v.anchor_span_id == feedback.span_id for v in verdicts):
             candidates = [v for v in verdicts if v.anchor_span_id == feedback.span_id]

@@ -12,6 +12,7 @@ that can.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Sequence
 
@@ -141,7 +142,7 @@ def _evaluation(
     offline_outcome: Outcome | None = None,
 ) -> Evaluation:
     return Evaluation(
-        metric=result.name,
+        metric=sys.intern(result.name),  # one string per name, not one per result read from a worker
         outcome=Outcome(result.outcome.value),
         score=result.score,
         reason=result.reason,

@@ -38,7 +38,7 @@ from collector.pipeline.acks import AckFlusher
 from collector.pipeline.queue import EvaluationConfig, EvaluationQueue, Job, NoHold, TraceHold
 from collector.pipeline.teardown import bounded, cancelled
 from collector.records import RagRecord
-from collector.sampling.dedup import RecentKeys, evaluation_key
+from collector.sampling.dedup import Answer, RecentEvaluations
 from collector.sampling.sampler import Sampler
 from collector.spans import to_traces_data
 from collector.stages import (
@@ -68,7 +68,7 @@ class Pipeline:
         exporters: Sequence[EvaluationExporter] = (),
         config: EvaluationConfig | None = None,
         log_records: bool = False,
-        already_evaluated: Iterable[tuple[str, str]] = (),
+        already_evaluated: Iterable[tuple[Answer, str]] = (),
         extraction: ExtractionConfig | None = None,
         feedback: SpanFeedback | None = None,
         unreadable: UnreadableTraces | None = None,
@@ -81,9 +81,9 @@ class Pipeline:
         self.extraction = extraction or ExtractionConfig()
         self.feedback = feedback  # human feedback rides in any trace, RAG data or not
         self.unreadable = unreadable or UnreadableTraces()
-        self._recent = RecentKeys(ttl_s=self.config.dedup_window_s)
-        for key in already_evaluated:
-            self._recent.add(key, time.monotonic())
+        self._recent = RecentEvaluations(ttl_s=self.config.dedup_window_s)
+        for answer, metric in already_evaluated:
+            self._recent.add(answer, (metric,), time.monotonic())
         self._queue = EvaluationQueue(
             self.config.queue_size, self.config.judge_retry_for_s, self.config.judge_retry_backoff_s
         )
@@ -235,12 +235,8 @@ class Pipeline:
         """Evaluate and export; False when the judge could not score it and it will be tried again."""
         assert self.evaluator is not None and self.sampler is not None
         now = time.monotonic()
-        record = job.record
-        metrics = [
-            m
-            for m in job.decision.metrics
-            if not self._recent.seen(evaluation_key(record.trace_id, record.anchor_span_id, m), now)
-        ]
+        answer = (job.record.trace_id, job.record.anchor_span_id)
+        metrics = [m for m in job.decision.metrics if not self._recent.seen(answer, m, now)]
         if not metrics:
             DROPPED.labels("duplicate").inc()
             return True
@@ -262,10 +258,7 @@ class Pipeline:
                 exporter.export(job.record, evaluations)
             except Exception as exc:
                 self._error_log.log(logger, exc, "exporter %s failed (%s)", type(exporter).__name__, exc)
-        for evaluation in evaluations:
-            self._recent.add(
-                evaluation_key(record.trace_id, record.anchor_span_id, evaluation.metric), time.monotonic()
-            )
+        self._recent.add(answer, (e.metric for e in evaluations), time.monotonic())
         if job.record.end_time_unix_nano:
             END_TO_END.observe(max(0.0, time.time() - job.record.end_time_unix_nano / 1e9))
         return True

@@ -47,6 +47,7 @@ from collector.receivers.otlp_grpc import OtlpGrpcReceiver
 from collector.receivers.otlp_http import OtlpHttpReceiver
 from collector.receivers.replay import KafkaReplayReceiver
 from collector.review.fit import FittedThresholds
+from collector.sampling.dedup import Answer
 from collector.sampling.sampler import Sampler
 from collector.stages import DeadLetterSink, EvaluationExporter, Receiver
 from evaluators.metrics.registry import create_metric
@@ -159,7 +160,7 @@ def build_receivers(
     return receivers
 
 
-def recently_evaluated(settings: Settings) -> list[tuple[str, str]]:
+def recently_evaluated(settings: Settings) -> list[tuple[Answer, str]]:
     """What the results topic says was scored lately: a restarted replica does not score it twice.
 
     Only when the results topic is the one exporter that leaves the process: a result there says

@@ -1,32 +1,53 @@
-"""Suppress re-evaluation of (trace id, metric) pairs seen recently (after a rebalance or restart
-re-delivers records that were evaluated but not yet committed)."""
+"""Suppress re-evaluation of an answer's metrics seen recently (after a rebalance or restart re-delivers
+records that were evaluated but not yet committed)."""
 
 from __future__ import annotations
 
+import sys
 from collections import OrderedDict
+from collections.abc import Iterable
+
+Answer = tuple[str, str]  # (trace id, anchor span id): one generation of a trace
+_SHARED_MAX = 1024  # metric lists kept as one shared tuple each (the configured sets: a handful)
 
 
-def evaluation_key(trace_id: str, span_id: str, metric: str) -> tuple[str, str]:
+def evaluation_key(trace_id: str, span_id: str, metric: str) -> tuple[Answer, str]:
     """What one evaluation is about: a metric of one generation (its anchor span), not of a whole trace,
     since an agentic trace holds several generations, each scored by the same metrics."""
-    return f"{trace_id}/{span_id}", metric
+    return (trace_id, span_id), metric
 
 
-class RecentKeys:
-    """A bounded, time-windowed set: `seen(key, now)` is True when `key` was added within `ttl_s`."""
+class RecentEvaluations:
+    """A bounded, time-windowed set of (answer, metric) pairs: `seen` is True when the pair was added
+    within `ttl_s`. One entry per answer holds all its metrics (a record's metrics are evaluated
+    together), so remembering an answer costs about 400 bytes rather than that per metric: at 100
+    records a second the default 600 s window holds 60,000 answers."""
 
-    def __init__(self, ttl_s: float = 600.0, max_keys: int = 200_000) -> None:
-        self.ttl_s, self.max_keys = ttl_s, max_keys
-        self._keys: OrderedDict[tuple[str, str], float] = OrderedDict()
+    def __init__(self, ttl_s: float = 600.0, max_answers: int = 200_000) -> None:
+        self.ttl_s, self.max_answers = ttl_s, max_answers
+        self._answers: OrderedDict[Answer, tuple[float, tuple[str, ...]]] = OrderedDict()  # oldest first
+        self._shared: dict[tuple[str, ...], tuple[str, ...]] = {}
 
-    def seen(self, key: tuple[str, str], now: float) -> bool:
-        added = self._keys.get(key)
-        return added is not None and now - added < self.ttl_s
+    def seen(self, answer: Answer, metric: str, now: float) -> bool:
+        entry = self._answers.get(answer)
+        return entry is not None and now - entry[0] < self.ttl_s and metric in entry[1]
 
-    def add(self, key: tuple[str, str], now: float) -> None:
-        self._keys[key] = now
-        self._keys.move_to_end(key)
-        while self._keys and (
-            len(self._keys) > self.max_keys or now - next(iter(self._keys.values())) >= self.ttl_s
+    def add(self, answer: Answer, metrics: Iterable[str], now: float) -> None:
+        """Remember `metrics` of `answer` as evaluated at `now` (with those remembered before, if any)."""
+        entry = self._answers.pop(answer, None)
+        known = entry[1] if entry is not None and now - entry[0] < self.ttl_s else ()
+        combined = tuple(sorted({*known, *metrics}))
+        self._answers[answer] = (now, self._share(combined))
+        while self._answers and (
+            len(self._answers) > self.max_answers or now - next(iter(self._answers.values()))[0] >= self.ttl_s
         ):
-            self._keys.popitem(last=False)
+            self._answers.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._answers)
+
+    def _share(self, metrics: tuple[str, ...]) -> tuple[str, ...]:
+        shared = self._shared.get(metrics)
+        if shared is None and len(self._shared) < _SHARED_MAX:
+            shared = self._shared[metrics] = tuple(map(sys.intern, metrics))
+        return shared or metrics

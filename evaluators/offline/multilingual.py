@@ -193,7 +193,7 @@ _SNOWBALL = (  # script range -> Snowball language
 )
 
 
-@lru_cache(maxsize=8192)  # words: ~1.5 MB when full (docs/offline-judge.md, Memory)
+@lru_cache(maxsize=4096)  # words: ~0.8 MB when full (docs/offline-judge.md, Memory)
 def native_stem(word: str) -> str:
     """A folded word of Cyrillic, Greek, Arabic or Devanagari script stemmed by its language's
     Snowball stemmer, so 'Транссибирской' meets 'Транссибирская'; any other script unchanged."""

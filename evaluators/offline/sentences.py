@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import nupunkt
+import nupunkt.core.tokens
 
 from evaluators.offline import multilingual as ml
 from evaluators.offline.quantities import Quantity, quantities, reads_apart
@@ -41,6 +42,13 @@ _LEADING_CONJUNCTION = re.compile(
 )
 _HAS_CJK = re.compile(f"[{ml.CJK}]")  # (only on short clauses)
 _LATIN_LETTER = re.compile("[A-Za-z]")
+
+# nupunkt memoises what it derives of each distinct token string up to 65,536 of them (~12 MB in every
+# judge worker, filling for hours on traffic where ids and numbers keep coming); beyond its bound it
+# derives again, which costs little. Bounded like this judge's own word caches (tests/collector/
+# test_memory_bounds.py checks that nupunkt still reads this setting).
+NUPUNKT_TOKENS_MEMOISED = 4096
+nupunkt.core.tokens._DERIVED_CACHE_SIZE = NUPUNKT_TOKENS_MEMOISED
 
 
 def sentences(text: str) -> tuple[str, ...]:

@@ -73,7 +73,7 @@ NUMBER_WORDS = {w: str(v) for w, v in (*CARDINALS.items(), *TENS.items(), *BIG.i
 _SUFFIXES = ("ingly", "edly", "ing", "ies", "ied", "ed", "es", "s", "ly")
 
 
-@lru_cache(maxsize=8192)  # words: ~1.5 MB when full (docs/offline-judge.md, Memory)
+@lru_cache(maxsize=4096)  # words: ~0.8 MB when full (docs/offline-judge.md, Memory)
 def stem(word: str) -> str:
     """A crude suffix stripper: good enough to match 'starred'/'starring' and both sides use it. Only
     Latin-script words are stripped (accents dropped: 'Pelé' and 'Pele' match); any other word is

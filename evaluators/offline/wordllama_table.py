@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-_WORDS_CACHED = 16384  # token ids of this many distinct words (~2 MB)
+_WORDS_CACHED = 4096  # token ids of this many distinct words (~0.5 MB)
 
 
 _SPACED_NORMALISER = 'Sequence(normalizers=[Prepend(prepend="▁"), Replace(pattern=String(" "), content="▁")])'

@@ -24,7 +24,7 @@ from collector.judging.scorers import JudgeOnLoop, OfflineJudgePool
 from collector.labels import OTHER, LabelPolicy
 from collector.metrics import CASCADE, EVALUATIONS, JUDGE_INPUT_REWRITES
 from collector.records import RagRecord, RetrievedNode
-from collector.sampling.dedup import RecentKeys
+from collector.sampling.dedup import RecentEvaluations
 from collector.stages import Evaluation, Outcome
 from evaluators import TestCase
 from testkit.openai_server import ScriptedOpenAIServer
@@ -144,15 +144,20 @@ async def test_cascade_keeps_offline_verdicts_while_the_llm_circuit_is_open() ->
         assert not server.requests
 
 
-def test_recent_keys_suppress_within_the_window_and_stay_bounded() -> None:
-    recent = RecentKeys(ttl_s=60, max_keys=3)
-    recent.add(("t1", "faithfulness"), now=0)
-    assert recent.seen(("t1", "faithfulness"), now=59)
-    assert not recent.seen(("t1", "faithfulness"), now=61)
-    assert not recent.seen(("t1", "answer_relevancy"), now=1)
+def test_recent_evaluations_suppress_within_the_window_and_stay_bounded() -> None:
+    recent = RecentEvaluations(ttl_s=60, max_answers=3)
+    recent.add(("t1", "s1"), ["faithfulness"], now=0)
+    assert recent.seen(("t1", "s1"), "faithfulness", now=59)
+    assert not recent.seen(("t1", "s1"), "faithfulness", now=61)
+    assert not recent.seen(("t1", "s1"), "answer_relevancy", now=1)
+    assert not recent.seen(("t1", "s2"), "faithfulness", now=1)  # another generation of the trace
+    recent.add(("t1", "s1"), ["answer_relevancy"], now=2)  # a metric retried later joins the answer's
+    assert recent.seen(("t1", "s1"), "faithfulness", now=3)
+    assert recent.seen(("t1", "s1"), "answer_relevancy", now=3)
     for i in range(10):
-        recent.add((f"t{i}", "m"), now=100)
-    assert len(recent._keys) == 3
+        recent.add((f"t{i}", "s"), ["m"], now=100)
+    assert len(recent) == 3
+    assert not recent.seen(("t1", "s1"), "faithfulness", now=100)  # out of the window, then evicted
 
 
 def test_label_policy_bounds_cardinality() -> None:

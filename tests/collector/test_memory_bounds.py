@@ -56,6 +56,17 @@ def test_the_per_passage_cache_stays_at_its_bound_when_filled_past_it() -> None:
     assert sentences._windows.cache_info().currsize == bound
 
 
+def test_nupunkt_memoises_no_more_tokens_than_the_judge_bounds_it_to() -> None:
+    """nupunkt's own memo of token strings would hold 65,536; the judge lowers it through nupunkt's
+    setting (a rename in a nupunkt release would leave it unbounded again: this notices)."""
+    import nupunkt.core.tokens as tokens
+
+    assert tokens._DERIVED_CACHE_SIZE == sentences.NUPUNKT_TOKENS_MEMOISED
+    for i in range(sentences.NUPUNKT_TOKENS_MEMOISED + 500):
+        sentences.sentences(f"Visitor {i} asked about token{i}. It was answered.")
+    assert len(tokens._derived_cache) <= sentences.NUPUNKT_TOKENS_MEMOISED
+
+
 def test_the_vector_cache_stays_at_its_capacity() -> None:
     cache = VectorCache(capacity=8)
     for i in range(50):
