@@ -128,9 +128,10 @@ class _Verdict:
 
 @dataclass(frozen=True, slots=True)
 class _Answer:
-    """One evaluated answer's verdicts as the join keeps them: compact (about 450 bytes with its trace's
-    entry, against 1.1 KB as a list of `_Verdict`s), since it keeps `max_traces` of them for feedback
-    that comes late. The metrics and outcomes tuples are shared between answers that have the same."""
+    """One evaluated answer's verdicts as the join keeps them: compact (about 420 bytes with its trace's
+    entry and ids, against 1.1 KB as a list of `_Verdict`s: `benchmarks/answer_memory.py`), since it
+    keeps `max_traces` of them for feedback that comes late. The metrics and outcomes tuples are shared
+    between answers that have the same."""
 
     anchor_span_id: str
     metrics: tuple[str, ...]
