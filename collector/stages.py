@@ -12,9 +12,10 @@ consumer thread of a source commits what its acks allow.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 from collector.records import RagRecord
 from collector.spans import LogEvent, Span
@@ -32,6 +33,7 @@ __all__ = [
     "Outcome",
     "Received",
     "Receiver",
+    "SharedTuples",
     "Spend",
 ]
 
@@ -160,6 +162,28 @@ class Evaluation:
     # The cascade's offline outcome when the LLM judge re-scored the metric (None: not escalated): where
     # the two differ, the review queue asks a person.
     offline_outcome: Outcome | None = None
+
+
+_T = TypeVar("_T", bound=tuple[Any, ...])
+
+
+class SharedTuples:
+    """One tuple kept for each distinct list of a record's metric names (or outcomes), its strings
+    interned: an index that remembers many records' evaluations (the duplicate filter, the feedback
+    join) then holds a reference per record, not a tuple and a fresh name per metric (names read back
+    from a judge worker are new strings). At most `max_kept` lists; beyond, a list is kept as given."""
+
+    def __init__(self, max_kept: int = 4096) -> None:
+        self.max_kept = max_kept
+        self._kept: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+
+    def __call__(self, values: _T) -> _T:
+        kept = self._kept.get(values)
+        if kept is None:
+            if len(self._kept) >= self.max_kept:
+                return values
+            kept = self._kept[values] = tuple(sys.intern(v) if type(v) is str else v for v in values)
+        return kept  # type: ignore[return-value]  # equal to `values`, element by element
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,20 +19,11 @@ import contextlib
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 from collector.labels import OTHER, LabelPolicy, VersionPolicy
-from collector.metrics import (
-    EVALUATION_SCORE,
-    EVALUATIONS,
-    FAILURES,
-    VERSION_FIRST_SEEN,
-)
+from collector.metrics import EVALUATION_SCORE, EVALUATIONS, FAILURES, VERSION_FIRST_SEEN
 from collector.records import RagRecord
 from collector.stages import Evaluation, InProcessExporter
-
-if TYPE_CHECKING:
-    pass
 
 _NOT_A_VERSION = ("unknown", OTHER)  # no first-seen time: neither can be "the newest version"
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 import re
 import struct
-import sys
 import threading
 import time
 from collections import OrderedDict
@@ -27,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from collector.metrics import FEEDBACK, FEEDBACK_JUDGE_SCORE, FEEDBACK_UNMATCHED, JUDGE_HUMAN_AGREEMENT
 from collector.records import RagRecord
-from collector.stages import Evaluation, InProcessExporter, Outcome
+from collector.stages import Evaluation, InProcessExporter, Outcome, SharedTuples
 
 # What feedback widgets send for thumbs (compared lower-cased, emoji without skin tone).
 _POSITIVE = frozenset(
@@ -37,7 +36,6 @@ _NEGATIVE = frozenset(
     {"down", "thumbs_down", "thumbs-down", "thumbsdown", "-1", "negative", "bad", "no", "false",
      "incorrect", "wrong", "👎"}
 )  # fmt: skip
-_SHARED_MAX = 4096  # distinct metric and outcome lists kept as one tuple each
 _EMOJI_MODIFIERS = re.compile("[\ufe0f\U0001f3fb-\U0001f3ff]")  # variation selector, skin tones
 
 
@@ -163,7 +161,7 @@ class FeedbackJoin:
         self._clock = clock
         self._lock = threading.Lock()
         self._verdicts: OrderedDict[str, tuple[_Answer, ...]] = OrderedDict()  # trace id, least recent first
-        self._shared: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # metric and outcome lists, kept once each
+        self._shared = SharedTuples()  # metric and outcome lists, kept once each
         self._trace_of_span: dict[str, str] = {}  # anchor span id -> trace id (Phoenix names only a span)
         self._pending: OrderedDict[int, _Waiting] = OrderedDict()  # oldest first
         self._waiting: dict[str, list[int]] = {}  # trace id or "span:<id>" -> pending sequence numbers
@@ -199,8 +197,8 @@ class FeedbackJoin:
         """Remember a record's verdicts, and settle the feedback that was waiting for them."""
         answer = _Answer(
             record.anchor_span_id,
-            self._share(tuple(e.metric for e in evaluations)),
-            self._share(tuple(e.outcome for e in evaluations)),
+            self._shared(tuple(e.metric for e in evaluations)),
+            self._shared(tuple(e.outcome for e in evaluations)),
             struct.pack(
                 f"{len(evaluations)}d", *[math.nan if e.score is None else e.score for e in evaluations]
             ),
@@ -244,15 +242,6 @@ class FeedbackJoin:
         self._waiting[waiting.key] = [s for s in sequences if s in self._pending]
         if not self._waiting[waiting.key]:
             del self._waiting[waiting.key]
-
-    def _share(self, values: tuple[Any, ...]) -> Any:
-        """The one tuple kept for these values (metric names, outcomes): a service's records repeat a few."""
-        shared = self._shared.get(values)
-        if shared is None:
-            if len(self._shared) >= _SHARED_MAX:
-                return values
-            shared = self._shared[values] = tuple(sys.intern(v) if type(v) is str else v for v in values)
-        return shared
 
     def _match(self, feedback: Feedback, trace_id: str, answers: tuple[_Answer, ...]) -> None:
         """Count the verdicts the feedback covers: its answer's, on its metric (or all of them)."""

@@ -3,12 +3,12 @@ records that were evaluated but not yet committed)."""
 
 from __future__ import annotations
 
-import sys
 from collections import OrderedDict
 from collections.abc import Iterable
 
+from collector.stages import SharedTuples
+
 Answer = tuple[str, str]  # (trace id, anchor span id): one generation of a trace
-_SHARED_MAX = 1024  # metric lists kept as one shared tuple each (the configured sets: a handful)
 
 
 def evaluation_key(trace_id: str, span_id: str, metric: str) -> tuple[Answer, str]:
@@ -27,7 +27,7 @@ class RecentEvaluations:
     def __init__(self, ttl_s: float = 600.0, max_answers: int = 200_000) -> None:
         self.ttl_s, self.max_answers = ttl_s, max_answers
         self._answers: OrderedDict[Answer, tuple[float, tuple[str, ...]]] = OrderedDict()  # oldest first
-        self._shared: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self._shared = SharedTuples()
 
     def seen(self, answer: Answer, metric: str, now: float) -> bool:
         entry = self._answers.get(answer)
@@ -38,7 +38,7 @@ class RecentEvaluations:
         entry = self._answers.pop(answer, None)
         known = entry[1] if entry is not None and now - entry[0] < self.ttl_s else ()
         combined = tuple(sorted({*known, *metrics}))
-        self._answers[answer] = (now, self._share(combined))
+        self._answers[answer] = (now, self._shared(combined))
         while self._answers and (
             len(self._answers) > self.max_answers or now - next(iter(self._answers.values()))[0] >= self.ttl_s
         ):
@@ -46,9 +46,3 @@ class RecentEvaluations:
 
     def __len__(self) -> int:
         return len(self._answers)
-
-    def _share(self, metrics: tuple[str, ...]) -> tuple[str, ...]:
-        shared = self._shared.get(metrics)
-        if shared is None and len(self._shared) < _SHARED_MAX:
-            shared = self._shared[metrics] = tuple(map(sys.intern, metrics))
-        return shared or metrics

@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from evaluators.offline import bounds
 from evaluators.offline.text import stem
 
 # One group a line-item: every word left of '/' is an antonym of every word right of it; '|'
@@ -121,7 +122,7 @@ goalkeeper|goalie/defender/midfielder/striker/quarterback/linebacker/pitcher
 """
 
 
-@lru_cache(maxsize=4096)  # words: ~0.8 MB when full (docs/offline-judge.md, Memory)
+@lru_cache(maxsize=bounds.WORDS)
 def antonym_key(word: str) -> str:
     """The stem-ish form both sides are looked up by: 'Increased' -> 'increas', 'banned' -> 'ban'; a
     kind's value by its first word: 'romantic' -> 'romanc'."""
@@ -176,21 +177,21 @@ KINDS: frozenset[str] = frozenset(_KIND_VALUES.values())  # by key
 COMPLEMENTS: dict[str, frozenset[str]] = _keyed(_parse(" ".join(i for i in _GROUPS.split() if i[0] == "=")))
 
 
-@lru_cache(maxsize=4096)  # words: ~0.8 MB when full (docs/offline-judge.md, Memory)
+@lru_cache(maxsize=bounds.WORDS)
 def _opposite_keys(ka: str) -> frozenset[str]:
     """The keys of the words opposite a word with key `ka`: its listed antonyms, 'non-X' for X, and X
     for 'non-X'."""
     return (ANTONYMS.get(ka, frozenset()) | _non(ka)) - {ka}
 
 
-@lru_cache(maxsize=4096)  # words: ~0.8 MB when full (docs/offline-judge.md, Memory)
+@lru_cache(maxsize=bounds.WORDS)
 def _complement_keys(ka: str) -> frozenset[str]:
     """The keys of the words a denied word with key `ka` restates: its listed complements, 'non-X' for X
     and X for 'non-X'."""
     return (COMPLEMENTS.get(ka, frozenset()) | _non(ka)) - {ka}
 
 
-@lru_cache(maxsize=4096)  # words: ~0.8 MB when full (docs/offline-judge.md, Memory)
+@lru_cache(maxsize=bounds.WORDS)
 def complement_stems(word: str) -> frozenset[str]:
     """Every stem whose `antonym_key` is a key of `word`'s complements: the key drops a final 'e' and a
     doubled last letter, so each key stands for four stems. A text whose stems hold none of them has

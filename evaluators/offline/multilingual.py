@@ -33,6 +33,8 @@ import unicodedata
 from functools import lru_cache
 from typing import Any
 
+from evaluators.offline import bounds
+
 # Han (with 々 〆 〇), kana and Hangul syllables: the scripts written without spaces between words.
 HAN = "\u3005-\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff"
 KATAKANA = "\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff"
@@ -193,7 +195,7 @@ _SNOWBALL = (  # script range -> Snowball language
 )
 
 
-@lru_cache(maxsize=4096)  # words: ~0.8 MB when full (docs/offline-judge.md, Memory)
+@lru_cache(maxsize=bounds.WORDS)
 def native_stem(word: str) -> str:
     """A folded word of Cyrillic, Greek, Arabic or Devanagari script stemmed by its language's
     Snowball stemmer, so 'Транссибирской' meets 'Транссибирская'; any other script unchanged."""

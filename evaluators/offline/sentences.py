@@ -16,6 +16,7 @@ from functools import lru_cache
 import nupunkt
 import nupunkt.core.tokens
 
+from evaluators.offline import bounds
 from evaluators.offline import multilingual as ml
 from evaluators.offline.quantities import Quantity, quantities, reads_apart
 from evaluators.offline.text import STOPWORDS, content_stems, stems_of, words
@@ -47,7 +48,7 @@ _LATIN_LETTER = re.compile("[A-Za-z]")
 # judge worker, filling for hours on traffic where ids and numbers keep coming); beyond its bound it
 # derives again, which costs little. Bounded like this judge's own word caches (tests/collector/
 # test_memory_bounds.py checks that nupunkt still reads this setting).
-NUPUNKT_TOKENS_MEMOISED = 4096
+NUPUNKT_TOKENS_MEMOISED = bounds.WORDS
 nupunkt.core.tokens._DERIVED_CACHE_SIZE = NUPUNKT_TOKENS_MEMOISED
 
 

@@ -17,8 +17,8 @@ import unicodedata
 from collections.abc import Iterator
 from functools import cache, lru_cache
 
+from evaluators.offline import bounds, script_tokens
 from evaluators.offline import multilingual as ml
-from evaluators.offline import script_tokens
 from evaluators.offline.number_words import BIG, CARDINALS, TENS, spelled_numbers
 
 _ASCII_WORDS = ml.ASCII_WORD.findall
@@ -73,7 +73,7 @@ NUMBER_WORDS = {w: str(v) for w, v in (*CARDINALS.items(), *TENS.items(), *BIG.i
 _SUFFIXES = ("ingly", "edly", "ing", "ies", "ied", "ed", "es", "s", "ly")
 
 
-@lru_cache(maxsize=4096)  # words: ~0.8 MB when full (docs/offline-judge.md, Memory)
+@lru_cache(maxsize=bounds.WORDS)
 def stem(word: str) -> str:
     """A crude suffix stripper: good enough to match 'starred'/'starring' and both sides use it. Only
     Latin-script words are stripped (accents dropped: 'Pelé' and 'Pele' match); any other word is

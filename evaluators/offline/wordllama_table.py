@@ -20,7 +20,9 @@ from typing import Any
 
 import numpy as np
 
-_WORDS_CACHED = 4096  # token ids of this many distinct words (~0.5 MB)
+from evaluators.offline import bounds
+
+_WORDS_CACHED = bounds.WORDS  # token ids of this many distinct words (~0.5 MB)
 
 
 _SPACED_NORMALISER = 'Sequence(normalizers=[Prepend(prepend="▁"), Replace(pattern=String(" "), content="▁")])'
